@@ -1,5 +1,7 @@
 package hw
 
+import "time"
+
 // CompressAlgo mirrors enum rte_comp_algorithm.
 type CompressAlgo int
 
@@ -176,4 +178,15 @@ type CompressDev interface {
 	DequeueBurst(qp int, ops []*CompOp) int
 	// Stats returns the device's counters (rte_compressdev_stats_get).
 	Stats() CompressStats
+}
+
+// CompletionWaiter is implemented by devices whose driver can put the
+// caller to sleep until a completion arrives, as QAT's interrupt (thread)
+// completion mode does, instead of the caller polling DequeueBurst. The
+// sleep and the wake-up cost what the driver's futex and context switches
+// cost.
+type CompletionWaiter interface {
+	// WaitCompletion blocks until queue pair qp has a completion to
+	// dequeue or timeout passes, and reports whether one is ready.
+	WaitCompletion(qp int, timeout time.Duration) bool
 }
