@@ -267,3 +267,7 @@ func (m *CountingMeter) Charge(op CostOp, count int64) {
 
 // Idle advances Clock by d and records it.
 func (m *CountingMeter) Idle(d time.Duration) { m.Clock += d; m.Idled += d }
+
+// NoDeadline is the deadline of work that has nothing scheduled: a poller
+// that returns it runs again only when something wakes it.
+const NoDeadline = time.Duration(1<<63 - 1)

@@ -1,14 +1,13 @@
 package sim
 
 import (
-	"math"
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
 )
 
 // Never is a deadline that does not come.
-const Never = time.Duration(math.MaxInt64)
+const Never = hw.NoDeadline
 
 // Poller is work that runs on a core in turns: a DPDK lcore's poll loop, a
 // stack instance, an application's event loop. Each turn it does what it

@@ -63,6 +63,12 @@ func Decode(file string, data []byte, out any) error {
 
 // DecodeNode decodes an already parsed node into out, strictly.
 func DecodeNode(file string, node *yaml.Node, out any) error {
+	return DecodeNodeAt(file, "", node, out)
+}
+
+// DecodeNodeAt decodes a node found at key path path of a larger document
+// (errors name keys below that path), strictly.
+func DecodeNodeAt(file, path string, node *yaml.Node, out any) error {
 	if node.Kind == yaml.DocumentNode && len(node.Content) > 0 {
 		node = node.Content[0]
 	}
@@ -70,11 +76,11 @@ func DecodeNode(file string, node *yaml.Node, out any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("yamlstrict: decode into non-pointer %T", out)
 	}
-	if err := check(file, "", node, rv.Type().Elem()); err != nil {
+	if err := check(file, path, node, rv.Type().Elem()); err != nil {
 		return err
 	}
 	if err := node.Decode(out); err != nil {
-		return &Error{File: file, Line: node.Line, Col: node.Column, Msg: err.Error()}
+		return &Error{File: file, Line: node.Line, Col: node.Column, Key: path, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	return nil
 }

@@ -1,0 +1,259 @@
+// Package pktgen is a packet generator in the shape of DPDK's pktgen and
+// MoonGen: it sends UDP frames from a template at a set rate on one queue
+// of a port, stamps each with a sequence number and its send time, and
+// measures the round trip of frames that come back (from a reflector such
+// as testpmd in macswap mode). It works on the hw contracts only, so it
+// runs on simulated and real ports alike.
+package pktgen
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+
+	"github.com/savanna-sim/savanna/apps/latency"
+	"github.com/savanna-sim/savanna/hw"
+)
+
+// magic marks pktgen's payloads, so that foreign frames are not measured.
+const magic = 0x53564b54 // "SVKT"
+
+// payloadLen is magic, sequence number and send time.
+const payloadLen = 4 + 4 + 8
+
+// minFrame is the smallest frame without FCS (64 bytes on the wire).
+const minFrame = 60
+
+// burst is the most frames moved per rx or tx burst call, DPDK's usual 32.
+const burst = 32
+
+// Config sets a generator up.
+type Config struct {
+	// RatePPS is frames per second; 0 sends as fast as the port takes them.
+	RatePPS float64 `yaml:"rate_pps" json:"rate_pps"`
+	// Size is the frame size without FCS (60 gives 64-byte frames on the wire).
+	Size int `yaml:"size" json:"size"`
+	// Count stops after this many frames; 0 never stops.
+	Count uint64 `yaml:"count" json:"count"`
+	// Flows spreads frames over this many UDP source ports, so that RSS on
+	// the receiver spreads them over its queues.
+	Flows int `yaml:"flows" json:"flows"`
+	// SrcPort and DstPort are the UDP ports of the first flow.
+	SrcPort uint16 `yaml:"src_port" json:"src_port"`
+	DstPort uint16 `yaml:"dst_port" json:"dst_port"`
+}
+
+// Validate checks the configuration; errors name the key.
+func (c *Config) Validate() error {
+	switch {
+	case c.RatePPS < 0:
+		return fmt.Errorf("rate_pps: %v is negative", c.RatePPS)
+	case c.Size != 0 && (c.Size < minFrame || c.Size > 9000):
+		return fmt.Errorf("size: %d is outside %d..9000 (bytes without FCS)", c.Size, minFrame)
+	case c.Flows < 0 || c.Flows > 65535:
+		return fmt.Errorf("flows: %d is outside 0..65535", c.Flows)
+	}
+	return nil
+}
+
+// Endpoints are the addresses a generator's frames carry.
+type Endpoints struct {
+	SrcMAC, DstMAC net.HardwareAddr
+	SrcIP, DstIP   netip.Addr
+}
+
+// Stats are the generator's counters since the last reset.
+type Stats struct {
+	TxPackets  uint64 `json:"tx_packets"`
+	TxBytes    uint64 `json:"tx_bytes"`
+	RxPackets  uint64 `json:"rx_packets"`
+	RxForeign  uint64 `json:"rx_foreign"`   // frames received that pktgen did not send
+	TxRingFull uint64 `json:"tx_ring_full"` // frames the port refused, sent again later
+	NoMbuf     uint64 `json:"no_mbuf"`      // times the pool had no mbufs for a burst
+	// Lost is frames sent since the reset that have not come back.
+	Lost int64 `json:"lost"`
+	// TxPPS and RxPPS are rates over the measurement window.
+	TxPPS float64 `json:"tx_pps"`
+	RxPPS float64 `json:"rx_pps"`
+	// RTT is the round-trip time from send to receive, in microseconds.
+	RTT latency.Summary `json:"rtt"`
+}
+
+// Generator is one pktgen instance on one queue.
+type Generator struct {
+	cfg      Config
+	dev      hw.EthDev
+	queue    int
+	pool     hw.Mempool
+	template []byte
+
+	start, windowStart time.Duration
+	started            bool
+	seq                uint64
+	sentTotal          uint64
+	stats              Stats
+	rtt                *latency.Recorder
+	rx, tx             [burst]*hw.Mbuf
+}
+
+// New returns a generator that sends on queue of dev with mbufs from pool.
+func New(cfg Config, ep Endpoints, dev hw.EthDev, queue int, pool hw.Mempool) (*Generator, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Size == 0 {
+		cfg.Size = minFrame
+	}
+	if cfg.Flows == 0 {
+		cfg.Flows = 1
+	}
+	if cfg.SrcPort == 0 {
+		cfg.SrcPort = 1024
+	}
+	if cfg.DstPort == 0 {
+		cfg.DstPort = 9
+	}
+	tmpl, err := buildTemplate(cfg, ep)
+	if err != nil {
+		return nil, err
+	}
+	return &Generator{cfg: cfg, dev: dev, queue: queue, pool: pool, template: tmpl, rtt: latency.New()}, nil
+}
+
+// buildTemplate makes the frame every packet is copied from. gopacket
+// serves here because it runs once, off the per-packet path.
+func buildTemplate(cfg Config, ep Endpoints) ([]byte, error) {
+	if !ep.SrcIP.Is4() || !ep.DstIP.Is4() {
+		return nil, fmt.Errorf("pktgen: IPv4 addresses required, have %v -> %v", ep.SrcIP, ep.DstIP)
+	}
+	eth := &layers.Ethernet{SrcMAC: ep.SrcMAC, DstMAC: ep.DstMAC, EthernetType: layers.EthernetTypeIPv4}
+	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolUDP,
+		SrcIP: ep.SrcIP.AsSlice(), DstIP: ep.DstIP.AsSlice(), Flags: layers.IPv4DontFragment}
+	udp := &layers.UDP{SrcPort: layers.UDPPort(cfg.SrcPort), DstPort: layers.UDPPort(cfg.DstPort)}
+	payload := make([]byte, cfg.Size-14-20-8)
+	buf := gopacket.NewSerializeBuffer()
+	err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true},
+		eth, ip, udp, gopacket.Payload(payload))
+	if err != nil {
+		return nil, fmt.Errorf("pktgen: template: %w", err)
+	}
+	frame := buf.Bytes()
+	// A zero UDP checksum means "none" over IPv4 (RFC 768), so the payload
+	// can change per frame without summing it again.
+	frame[14+20+6], frame[14+20+7] = 0, 0
+	return frame, nil
+}
+
+// payloadOff is where pktgen's payload starts in a frame.
+const payloadOff = 14 + 20 + 8
+
+// ResetStats starts a measurement window at now.
+func (g *Generator) ResetStats(now time.Duration) {
+	g.stats = Stats{}
+	g.rtt.Reset()
+	g.windowStart = now
+}
+
+// Stats returns the counters, with rates over the window ending at now.
+func (g *Generator) Stats(now time.Duration) Stats {
+	s := g.stats
+	s.Lost = int64(s.TxPackets) - int64(s.RxPackets)
+	if w := (now - g.windowStart).Seconds(); w > 0 {
+		s.TxPPS = float64(s.TxPackets) / w
+		s.RxPPS = float64(s.RxPackets) / w
+	}
+	s.RTT = g.rtt.Summary()
+	return s
+}
+
+// RTT returns the round-trip recorder, for plots.
+func (g *Generator) RTT() *latency.Recorder { return g.rtt }
+
+// Poll receives what came back and sends what is due by now.
+func (g *Generator) Poll(m hw.Meter) (bool, time.Duration) {
+	now := m.Now()
+	if !g.started {
+		g.started, g.start = true, now
+	}
+	worked := g.receive(now)
+	due := g.due(now)
+	if due > 0 {
+		worked = g.send(now, min(due, burst)) || worked
+	}
+	if g.cfg.Count > 0 && g.sentTotal >= g.cfg.Count {
+		return worked, hw.NoDeadline
+	}
+	if g.cfg.RatePPS == 0 {
+		return worked, now
+	}
+	next := g.start + time.Duration(float64(g.sentTotal+1)/g.cfg.RatePPS*1e9)
+	return worked, max(next, now)
+}
+
+// due returns how many frames should have been sent by now and were not.
+func (g *Generator) due(now time.Duration) uint64 {
+	target := uint64(hw.NoDeadline)
+	if g.cfg.RatePPS > 0 {
+		target = uint64((now-g.start).Seconds()*g.cfg.RatePPS) + 1
+	}
+	if g.cfg.Count > 0 {
+		target = min(target, g.cfg.Count)
+	}
+	if target <= g.sentTotal {
+		return 0
+	}
+	return target - g.sentTotal
+}
+
+func (g *Generator) receive(now time.Duration) bool {
+	n := g.dev.RxBurst(g.queue, g.rx[:])
+	for _, mb := range g.rx[:n] {
+		d := mb.Data()
+		if len(d) >= payloadOff+payloadLen && binary.BigEndian.Uint32(d[payloadOff:]) == magic {
+			sent := time.Duration(binary.BigEndian.Uint64(d[payloadOff+8:]))
+			if sent >= g.windowStart {
+				g.stats.RxPackets++
+				g.rtt.Record(now - sent)
+			}
+		} else {
+			g.stats.RxForeign++
+		}
+		mb.Free()
+		g.rx[0] = nil
+	}
+	return n > 0
+}
+
+func (g *Generator) send(now time.Duration, n uint64) bool {
+	batch := g.tx[:n]
+	if !g.pool.GetBulk(batch) {
+		g.stats.NoMbuf++
+		return false
+	}
+	for _, mb := range batch {
+		_ = mb.SetData(g.template)
+		d := mb.Data()
+		flow := uint16(g.seq % uint64(g.cfg.Flows))
+		binary.BigEndian.PutUint16(d[14+20:], g.cfg.SrcPort+flow)
+		binary.BigEndian.PutUint32(d[payloadOff:], magic)
+		binary.BigEndian.PutUint32(d[payloadOff+4:], uint32(g.seq))
+		binary.BigEndian.PutUint64(d[payloadOff+8:], uint64(now))
+		g.seq++
+	}
+	sent := g.dev.TxBurst(g.queue, batch)
+	for _, mb := range batch[sent:] {
+		mb.Free()
+		g.stats.TxRingFull++
+	}
+	g.seq -= uint64(len(batch) - sent)
+	g.sentTotal += uint64(sent)
+	g.stats.TxPackets += uint64(sent)
+	g.stats.TxBytes += uint64(sent * len(g.template))
+	clear(batch)
+	return sent > 0
+}

@@ -1,0 +1,150 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Expectation is one expectation's verdict as reports show it.
+type Expectation struct {
+	Expr   string `json:"expr"`
+	Held   bool   `json:"held"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Report is everything a run produced. Encoded as JSON it is the
+// report.json of a run: the same scenario file, seed and Savanna version
+// give the same bytes.
+type Report struct {
+	Savanna     string `json:"savanna_version"`
+	Scenario    string `json:"scenario"`
+	Description string `json:"description,omitempty"`
+	Reproduces  string `json:"reproduces,omitempty"`
+	// File is the scenario's base name; Hash is the SHA-256 of its bytes.
+	File string `json:"file"`
+	Hash string `json:"scenario_sha256"`
+	Seed uint64 `json:"seed"`
+	// Variants lists variant names in the file's order.
+	Variants []string `json:"variants"`
+	// Figures maps a variant to its figures.
+	Figures      map[string]Tree `json:"figures"`
+	Expectations []Expectation   `json:"expectations"`
+}
+
+// Passed reports whether every expectation held.
+func (r *Report) Passed() bool {
+	for _, e := range r.Expectations {
+		if !e.Held {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteJSON writes the report as indented JSON (map keys sorted, so the
+// output is deterministic).
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// rows returns every figure path of any variant, sorted, with one value
+// per variant ("-" where a variant lacks it).
+func (r *Report) rows() (paths []string, cells map[string][]string) {
+	cells = map[string][]string{}
+	for vi, v := range r.Variants {
+		for _, f := range r.Figures[v].Flatten() {
+			row, ok := cells[f.Path]
+			if !ok {
+				row = make([]string, len(r.Variants))
+				for i := range row {
+					row[i] = "-"
+				}
+				cells[f.Path] = row
+				paths = append(paths, f.Path)
+			}
+			row[vi] = FormatValue(f.Value)
+		}
+	}
+	sort.Strings(paths)
+	return paths, cells
+}
+
+// FormatValue prints a figure compactly: integers without a fraction,
+// other values with up to six significant digits.
+func FormatValue(v float64) string {
+	if v == float64(int64(v)) && v < 1e15 && v > -1e15 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// WriteTable writes a terminal table: one row per figure, one column per
+// variant, then the expectations.
+func (r *Report) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "scenario %s (seed %d, savanna %s)\n", r.Scenario, r.Seed, r.Savanna)
+	if r.Description != "" {
+		fmt.Fprintf(w, "%s\n", strings.TrimSpace(r.Description))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "figure\t%s\t\n", strings.Join(r.Variants, "\t"))
+	paths, cells := r.rows()
+	for _, p := range paths {
+		fmt.Fprintf(tw, "%s\t%s\t\n", p, strings.Join(cells[p], "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	r.writeExpectations(w, "")
+	return nil
+}
+
+// WriteMarkdown writes the report as Markdown.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "# %s\n\n", r.Scenario)
+	if r.Description != "" {
+		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(r.Description))
+	}
+	if r.Reproduces != "" {
+		fmt.Fprintf(w, "Reproduces: %s\n\n", strings.TrimSpace(r.Reproduces))
+	}
+	fmt.Fprintf(w, "Seed %d, scenario `%s` (sha256 %s), Savanna %s.\n\n", r.Seed, r.File, r.Hash[:min(12, len(r.Hash))], r.Savanna)
+	if len(r.Expectations) > 0 {
+		fmt.Fprintf(w, "## Expectations\n\n")
+		r.writeExpectations(w, "- ")
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "## Figures\n\n| figure | %s |\n|---|%s\n", strings.Join(r.Variants, " | "), strings.Repeat("---:|", len(r.Variants)))
+	paths, cells := r.rows()
+	for _, p := range paths {
+		fmt.Fprintf(w, "| `%s` | %s |\n", p, strings.Join(cells[p], " | "))
+	}
+	return nil
+}
+
+func (r *Report) writeExpectations(w io.Writer, bullet string) {
+	if len(r.Expectations) == 0 {
+		return
+	}
+	if bullet == "" {
+		fmt.Fprintln(w)
+	}
+	for _, e := range r.Expectations {
+		verdict := "PASS"
+		if !e.Held {
+			verdict = "FAIL"
+		}
+		fmt.Fprintf(w, "%s%s  %s", bullet, verdict, e.Expr)
+		if !e.Held && e.Detail != "" {
+			fmt.Fprintf(w, "\n%s      %s", strings.Repeat(" ", len(bullet)), e.Detail)
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,291 @@
+package scenario
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/savanna-sim/savanna/internal/yamlstrict"
+)
+
+// DefaultVariant is the name of the only variant of a file without
+// variants.
+const DefaultVariant = "default"
+
+// Scenario is a loaded, validated scenario file with its variants
+// expanded.
+type Scenario struct {
+	// Path is the file's path as given; errors name it.
+	Path string
+	// Hash is the SHA-256 of the file's bytes, in hex.
+	Hash string
+	// File is the file as written, without overrides.
+	File *File
+	// Variants are in the order the file lists them.
+	Variants []*Variant
+
+	doc *yaml.Node
+}
+
+// Variant is the file with one variant's overrides applied.
+type Variant struct {
+	Name string
+	File *File
+	// Overrides are the dotted paths the variant sets, in file order.
+	Overrides []string
+
+	doc  *yaml.Node
+	path string
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Load reads and validates a scenario file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse validates a scenario file's bytes; path names it in errors.
+func Parse(path string, data []byte) (*Scenario, error) {
+	doc, err := yamlstrict.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	var f File
+	if err := yamlstrict.DecodeNode(path, doc, &f); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	s := &Scenario{Path: path, Hash: hex.EncodeToString(sum[:]), File: &f, doc: doc}
+	if err := validate(path, doc, &f); err != nil {
+		return nil, err
+	}
+	vars, err := variantOverrides(path, &f.Variants)
+	if err != nil {
+		return nil, err
+	}
+	if len(vars) == 0 {
+		s.Variants = []*Variant{{Name: DefaultVariant, File: &f, doc: doc, path: path}}
+		return s, nil
+	}
+	for _, v := range vars {
+		vdoc := cloneNode(doc)
+		var names []string
+		for _, o := range v.overrides {
+			if err := setPath(vdoc.Content[0], o.path, o.value); err != nil {
+				return nil, &yamlstrict.Error{File: path, Line: o.line, Col: o.col,
+					Key: "variants." + v.name + "." + o.path, Msg: err.Error()}
+			}
+			names = append(names, o.path)
+		}
+		var vf File
+		if err := yamlstrict.DecodeNode(path, vdoc, &vf); err != nil {
+			return nil, fmt.Errorf("variant %s: %w", v.name, err)
+		}
+		if err := validate(path, vdoc, &vf); err != nil {
+			return nil, fmt.Errorf("variant %s: %w", v.name, err)
+		}
+		s.Variants = append(s.Variants, &Variant{Name: v.name, File: &vf, Overrides: names, doc: vdoc, path: path})
+	}
+	return s, nil
+}
+
+// Errorf returns an error located at key path key of the variant's
+// document (the nearest existing parent if the key itself is absent).
+func (v *Variant) Errorf(key, format string, args ...any) error {
+	line, col := locate(v.doc, key)
+	return &yamlstrict.Error{File: v.path, Line: line, Col: col, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Decode decodes the node found at key strictly into out, with errors
+// located in the file.
+func (v *Variant) Decode(key string, node *yaml.Node, out any) error {
+	return yamlstrict.DecodeNodeAt(v.path, key, node, out)
+}
+
+// Seed returns the variant's seed (default 1).
+func (v *Variant) Seed() uint64 {
+	if v.File.Seed == nil {
+		return 1
+	}
+	return *v.File.Seed
+}
+
+type variantSpec struct {
+	name      string
+	overrides []override
+}
+
+type override struct {
+	path      string
+	value     *yaml.Node
+	line, col int
+}
+
+func variantOverrides(file string, n *yaml.Node) ([]variantSpec, error) {
+	if n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, &yamlstrict.Error{File: file, Line: n.Line, Col: n.Column, Key: "variants", Msg: "expected a mapping of variant name to overrides"}
+	}
+	var out []variantSpec
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !identRE.MatchString(k.Value) {
+			return nil, &yamlstrict.Error{File: file, Line: k.Line, Col: k.Column, Key: "variants." + k.Value,
+				Msg: "variant names are identifiers (letters, digits, _), since expectations name them"}
+		}
+		spec := variantSpec{name: k.Value}
+		if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+			out = append(out, spec)
+			continue
+		}
+		if v.Kind != yaml.MappingNode {
+			return nil, &yamlstrict.Error{File: file, Line: v.Line, Col: v.Column, Key: "variants." + k.Value,
+				Msg: "expected a mapping of dotted key path to value, such as {hosts.server.stack.kind: kernel}"}
+		}
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			pk, pv := v.Content[j], v.Content[j+1]
+			spec.overrides = append(spec.overrides, override{path: pk.Value, value: pv, line: pk.Line, col: pk.Column})
+		}
+		out = append(out, spec)
+	}
+	return out, nil
+}
+
+// splitPath splits "hosts.client.apps[0].clients" or "links.0.loss" into
+// segments; list indices become separate numeric segments.
+func splitPath(p string) []string {
+	var segs []string
+	for _, part := range strings.Split(p, ".") {
+		for {
+			i := strings.IndexByte(part, '[')
+			if i < 0 || !strings.HasSuffix(part, "]") {
+				break
+			}
+			if i > 0 {
+				segs = append(segs, part[:i])
+			}
+			idx := part[i+1 : len(part)-1]
+			part = ""
+			if j := strings.Index(idx, "]["); j >= 0 {
+				segs = append(segs, idx[:j])
+				part = "[" + idx[j+2:] + "]"
+				continue
+			}
+			segs = append(segs, idx)
+			break
+		}
+		if part != "" {
+			segs = append(segs, part)
+		}
+	}
+	return segs
+}
+
+// setPath replaces (or adds, in a mapping) the node at path.
+func setPath(root *yaml.Node, path string, value *yaml.Node) error {
+	segs := splitPath(path)
+	if len(segs) == 0 {
+		return fmt.Errorf("empty key path")
+	}
+	n := root
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch n.Kind {
+		case yaml.MappingNode:
+			found := false
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == seg {
+					if last {
+						n.Content[j+1] = cloneNode(value)
+					}
+					n = n.Content[j+1]
+					found = true
+					break
+				}
+			}
+			if !found {
+				if !last {
+					return fmt.Errorf("no key %q at %s", seg, strings.Join(segs[:i], "."))
+				}
+				key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg, Line: value.Line, Column: value.Column}
+				n.Content = append(n.Content, key, cloneNode(value))
+			}
+		case yaml.SequenceNode:
+			idx, err := strconv.Atoi(seg)
+			if err != nil || idx < 0 || idx >= len(n.Content) {
+				return fmt.Errorf("%q is not an index of the list at %s (it has %d items)", seg, strings.Join(segs[:i], "."), len(n.Content))
+			}
+			if last {
+				n.Content[idx] = cloneNode(value)
+			}
+			n = n.Content[idx]
+		default:
+			return fmt.Errorf("%s is not a mapping or a list", strings.Join(segs[:i], "."))
+		}
+	}
+	return nil
+}
+
+// locate finds the line and column of a key path in a document, falling
+// back to the nearest existing parent.
+func locate(doc *yaml.Node, path string) (int, int) {
+	n := doc
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	line, col := n.Line, n.Column
+	for _, seg := range splitPath(path) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			next := (*yaml.Node)(nil)
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == seg {
+					line, col = n.Content[j].Line, n.Content[j].Column
+					next = n.Content[j+1]
+					break
+				}
+			}
+			if next == nil {
+				return line, col
+			}
+			n = next
+		case yaml.SequenceNode:
+			idx, err := strconv.Atoi(seg)
+			if err != nil || idx < 0 || idx >= len(n.Content) {
+				return line, col
+			}
+			n = n.Content[idx]
+			line, col = n.Line, n.Column
+		default:
+			return line, col
+		}
+	}
+	return line, col
+}
+
+func cloneNode(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	if n.Content != nil {
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, ch := range n.Content {
+			c.Content[i] = cloneNode(ch)
+		}
+	}
+	return &c
+}

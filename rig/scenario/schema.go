@@ -1,0 +1,135 @@
+// Package scenario is the scenario-file contract of Savanna (format
+// version 1, docs/scenarios.md): the schema, strict loading with errors
+// that name file, line, column and key, and variants expanded by dotted
+// key paths.
+package scenario
+
+import (
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/savanna-sim/savanna/sim/numa"
+)
+
+// FormatVersion is the scenario format this package reads.
+const FormatVersion = 1
+
+// File is a scenario file as written. Sections whose shape depends on a
+// kind (a machine preset or inline topology, an app's own keys) are kept
+// as YAML nodes and decoded strictly once the kind is known, so their
+// errors still name the line and key.
+type File struct {
+	Version     int              `yaml:"version"`
+	Name        string           `yaml:"name"`
+	Description string           `yaml:"description"`
+	Reproduces  string           `yaml:"reproduces"`
+	Seed        *uint64          `yaml:"seed"`
+	Duration    time.Duration    `yaml:"duration"`
+	Warmup      time.Duration    `yaml:"warmup"`
+	Hosts       map[string]*Host `yaml:"hosts"`
+	Links       []Link           `yaml:"links"`
+	Events      []Event          `yaml:"events"`
+	Capture     []string         `yaml:"capture"`
+	Variants    yaml.Node        `yaml:"variants"`
+	Expect      []string         `yaml:"expect"`
+}
+
+// Host is one simulated machine.
+type Host struct {
+	// Machine is a NUMA preset name (simrun topo lists them) or an inline
+	// topology.
+	Machine yaml.Node `yaml:"machine"`
+	// Hugepages reserves hugepages per node, as nr_hugepages does.
+	Hugepages *Hugepages  `yaml:"hugepages"`
+	NICs      []NIC       `yaml:"nics"`
+	QAT       []yaml.Node `yaml:"qat"`
+	Stack     *Stack      `yaml:"stack"`
+	// Apps are decoded by kind; each has at least kind and name.
+	Apps []yaml.Node `yaml:"apps"`
+	// Cost names a cost-model file (relative to the scenario) or gives
+	// overrides inline.
+	Cost *Cost `yaml:"cost"`
+}
+
+// NIC is one port of a host.
+type NIC struct {
+	Name     string `yaml:"name"`
+	Model    string `yaml:"model"`
+	NUMANode *int   `yaml:"numa_node"`
+	IP       string `yaml:"ip"`
+	MAC      string `yaml:"mac"`
+	Queues   int    `yaml:"queues"`
+	RxRing   int    `yaml:"rx_ring"`
+	TxRing   int    `yaml:"tx_ring"`
+	Mbufs    int    `yaml:"mbufs"`
+	MTU      int    `yaml:"mtu"`
+	// RSSKey is a 40-byte Toeplitz key in hex; empty keeps the default.
+	RSSKey string `yaml:"rss_key"`
+}
+
+// Stack is a host's network stack.
+type Stack struct {
+	// Kind is lstack (Savanna's user-space stack) or kernel (the same
+	// engines charged the Linux path's costs).
+	Kind           string `yaml:"kind"`
+	Cores          []int  `yaml:"cores"`
+	MaxConnections int    `yaml:"max_connections"`
+	// Congestion is newreno or cubic.
+	Congestion string `yaml:"congestion"`
+	// Tunables are stack settings by name (docs/scenarios.md).
+	Tunables map[string]yaml.Node `yaml:"tunables"`
+}
+
+// Cost selects the cost model of a host.
+type Cost struct {
+	File      string               `yaml:"file"`
+	Overrides map[string]CostEntry `yaml:"overrides"`
+}
+
+// CostEntry overrides one price (see sim/cost).
+type CostEntry struct {
+	Value  float64 `yaml:"value"`
+	Unit   string  `yaml:"unit"`
+	Source string  `yaml:"source"`
+}
+
+// Link joins two NICs.
+type Link struct {
+	Ends      []string      `yaml:"ends"`
+	Latency   time.Duration `yaml:"latency"`
+	Jitter    time.Duration `yaml:"jitter"`
+	Bandwidth string        `yaml:"bandwidth"`
+	Loss      float64       `yaml:"loss"`
+	Duplicate float64       `yaml:"duplicate"`
+	Reorder   float64       `yaml:"reorder"`
+	Corrupt   float64       `yaml:"corrupt"`
+	Flaps     []Flap        `yaml:"flaps"`
+}
+
+// Flap takes a link down at At for DownFor.
+type Flap struct {
+	At      time.Duration `yaml:"at"`
+	DownFor time.Duration `yaml:"down_for"`
+}
+
+// Event is a timed action; exactly one action key is set.
+type Event struct {
+	At       time.Duration `yaml:"at"`
+	Reload   string        `yaml:"reload"`
+	LinkDown string        `yaml:"link_down"`
+	LinkUp   string        `yaml:"link_up"`
+	QATFault *QATFault     `yaml:"qat_fault"`
+	QATClear *QATFault     `yaml:"qat_clear"`
+	StopApp  string        `yaml:"stop_app"`
+	StartApp string        `yaml:"start_app"`
+}
+
+// QATFault injects or clears a fault on a host's QAT device.
+type QATFault struct {
+	Host   string        `yaml:"host"`
+	Device int           `yaml:"device"`
+	Kind   string        `yaml:"kind"`
+	Rate   float64       `yaml:"rate"`
+	For    time.Duration `yaml:"for"`
+}
