@@ -135,6 +135,9 @@ func buildTemplate(cfg Config, ep Endpoints) ([]byte, error) {
 	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolUDP,
 		SrcIP: ep.SrcIP.AsSlice(), DstIP: ep.DstIP.AsSlice(), Flags: layers.IPv4DontFragment}
 	udp := &layers.UDP{SrcPort: layers.UDPPort(cfg.SrcPort), DstPort: layers.UDPPort(cfg.DstPort)}
+	if err := udp.SetNetworkLayerForChecksum(ip); err != nil {
+		return nil, fmt.Errorf("pktgen: template: %w", err)
+	}
 	payload := make([]byte, cfg.Size-14-20-8)
 	buf := gopacket.NewSerializeBuffer()
 	err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true},

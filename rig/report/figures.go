@@ -117,6 +117,12 @@ func (t Tree) addValue(path string, v reflect.Value) {
 			if name == "-" {
 				continue
 			}
+			if f.Anonymous && name == "" {
+				// Embedded without a tag: its fields belong to the outer
+				// struct, as encoding/json treats them.
+				t.addValue(path, v.Field(i))
+				continue
+			}
 			if name == "" {
 				name = strings.ToLower(f.Name)
 			}

@@ -86,7 +86,9 @@ func FormatValue(v float64) string {
 }
 
 // WriteTable writes a terminal table: one row per figure, one column per
-// variant, then the expectations.
+// variant, then the expectations. Like nstat, it leaves out figures that
+// are zero in every variant, and it leaves out xstats (they repeat the
+// basic counters by their driver names); JSON and Markdown carry all.
 func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "scenario %s (seed %d, savanna %s)\n", r.Scenario, r.Seed, r.Savanna)
 	if r.Description != "" {
@@ -96,11 +98,19 @@ func (r *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "figure\t%s\t\n", strings.Join(r.Variants, "\t"))
 	paths, cells := r.rows()
+	hidden := 0
 	for _, p := range paths {
+		if allZero(cells[p]) || strings.Contains(p, ".xstats.") {
+			hidden++
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t\n", p, strings.Join(cells[p], "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if hidden > 0 {
+		fmt.Fprintf(w, "(%d figures that are zero everywhere, and xstats, not shown: --format json shows every figure)\n", hidden)
 	}
 	r.writeExpectations(w, "")
 	return nil
@@ -147,4 +157,13 @@ func (r *Report) writeExpectations(w io.Writer, bullet string) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+func allZero(cells []string) bool {
+	for _, c := range cells {
+		if c != "0" && c != "-" {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/savanna-sim/savanna/sim/nic"
 	"github.com/savanna-sim/savanna/sim/numa"
 )
 
@@ -41,10 +42,10 @@ type Host struct {
 	// topology.
 	Machine yaml.Node `yaml:"machine"`
 	// Hugepages reserves hugepages per node, as nr_hugepages does.
-	Hugepages *Hugepages  `yaml:"hugepages"`
-	NICs      []NIC       `yaml:"nics"`
-	QAT       []yaml.Node `yaml:"qat"`
-	Stack     *Stack      `yaml:"stack"`
+	Hugepages *numa.HugepageConfig `yaml:"hugepages"`
+	NICs      []NIC                `yaml:"nics"`
+	QAT       []yaml.Node          `yaml:"qat"`
+	Stack     *Stack               `yaml:"stack"`
 	// Apps are decoded by kind; each has at least kind and name.
 	Apps []yaml.Node `yaml:"apps"`
 	// Cost names a cost-model file (relative to the scenario) or gives
@@ -52,20 +53,12 @@ type Host struct {
 	Cost *Cost `yaml:"cost"`
 }
 
-// NIC is one port of a host.
+// NIC is one port of a host: the NIC model's keys (sim/nic PortConfig)
+// plus the address the host's stack gives it.
 type NIC struct {
-	Name     string `yaml:"name"`
-	Model    string `yaml:"model"`
-	NUMANode *int   `yaml:"numa_node"`
-	IP       string `yaml:"ip"`
-	MAC      string `yaml:"mac"`
-	Queues   int    `yaml:"queues"`
-	RxRing   int    `yaml:"rx_ring"`
-	TxRing   int    `yaml:"tx_ring"`
-	Mbufs    int    `yaml:"mbufs"`
-	MTU      int    `yaml:"mtu"`
-	// RSSKey is a 40-byte Toeplitz key in hex; empty keeps the default.
-	RSSKey string `yaml:"rss_key"`
+	nic.PortConfig `yaml:",inline"`
+	// IP is the port's address with its prefix length ("10.0.0.1/24").
+	IP string `yaml:"ip"`
 }
 
 // Stack is a host's network stack.
@@ -94,24 +87,10 @@ type CostEntry struct {
 	Source string  `yaml:"source"`
 }
 
-// Link joins two NICs.
-type Link struct {
-	Ends      []string      `yaml:"ends"`
-	Latency   time.Duration `yaml:"latency"`
-	Jitter    time.Duration `yaml:"jitter"`
-	Bandwidth string        `yaml:"bandwidth"`
-	Loss      float64       `yaml:"loss"`
-	Duplicate float64       `yaml:"duplicate"`
-	Reorder   float64       `yaml:"reorder"`
-	Corrupt   float64       `yaml:"corrupt"`
-	Flaps     []Flap        `yaml:"flaps"`
-}
-
-// Flap takes a link down at At for DownFor.
-type Flap struct {
-	At      time.Duration `yaml:"at"`
-	DownFor time.Duration `yaml:"down_for"`
-}
+// Link joins two NICs: the NIC model's link keys (sim/nic LinkConfig:
+// ends, latency, jitter, bandwidth, loss, duplicate, reorder, corrupt,
+// flaps ...).
+type Link = nic.LinkConfig
 
 // Event is a timed action; exactly one action key is set.
 type Event struct {

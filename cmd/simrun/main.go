@@ -1,0 +1,65 @@
+// Command simrun runs Savanna scenarios: hardware-emulating simulations
+// of kernel-bypass networking and accelerator offload, in virtual time.
+//
+//	simrun run scenarios/quickstart.yaml     run a scenario, print its report
+//	simrun validate FILE                     check a scenario without running it
+//	simrun list                              bundled scenarios and app kinds
+//	simrun topo [PRESET|host] [--json]       a machine's NUMA layout
+//	simrun version                           Savanna's version
+//
+// Exit codes of run: 0 every expectation held, 1 an expectation failed,
+// 2 the scenario is invalid or cannot run.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `simrun runs Savanna scenarios in virtual time.
+
+Usage:
+  simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR]
+  simrun validate FILE|NAME
+  simrun list
+  simrun topo [PRESET|host] [--json]
+  simrun version
+
+FILE is a scenario file; NAME is a bundled scenario (simrun list shows them).
+
+Exit codes of run: 0 every expectation held, 1 an expectation failed,
+2 the file is invalid or cannot run.
+
+Start with:  simrun run quickstart
+Scenario format: docs/scenarios.md
+`
+
+// run dispatches a subcommand and returns the process's exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "run":
+		return cmdRun(args[1:], stdout, stderr)
+	case "validate":
+		return cmdValidate(args[1:], stdout, stderr)
+	case "list":
+		return cmdList(args[1:], stdout, stderr)
+	case "topo":
+		return cmdTopo(args[1:], stdout, stderr)
+	case "version", "--version":
+		return cmdVersion(stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "simrun: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

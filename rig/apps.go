@@ -1,0 +1,204 @@
+package rig
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/savanna-sim/savanna/apps/pktgen"
+	"github.com/savanna-sim/savanna/apps/testpmd"
+	"github.com/savanna-sim/savanna/rig/scenario"
+	"github.com/savanna-sim/savanna/sim"
+)
+
+// AppCommon are the keys every app has.
+type AppCommon struct {
+	// Kind selects the app (simrun list --apps shows them).
+	Kind string `yaml:"kind"`
+	// Name names the app's figures in reports; default the kind with
+	// dashes as underscores.
+	Name string `yaml:"name"`
+}
+
+// PortApp are the keys of apps that drive a NIC queue directly, as DPDK
+// applications do.
+type PortApp struct {
+	// NIC is the host's port the app uses.
+	NIC string `yaml:"nic"`
+	// Queue is the queue pair; default the next one not taken.
+	Queue *int `yaml:"queue"`
+	// Core is the CPU the app's lcore runs on.
+	Core int `yaml:"core"`
+}
+
+// runner is an app as the rig drives it.
+type runner interface {
+	ResetStats(now time.Duration)
+	Figures(now time.Duration) any
+}
+
+// app is one app of a host.
+type app struct {
+	name string
+	host *host
+	run  runner
+}
+
+// appKind builds one kind of app from its scenario entry.
+type appKind struct {
+	summary string
+	build   func(w *world, h *host, key string, node *yaml.Node) (string, runner, error)
+}
+
+// appKinds lists the apps scenarios can run. It is a function, not a
+// package variable, so the package keeps no mutable state.
+func appKinds() map[string]appKind {
+	return map[string]appKind{
+		"pktgen":  {summary: "UDP frame generator at a set rate; measures round trips (DPDK pktgen's shape)", build: buildPktgen},
+		"testpmd": {summary: "forwards frames back out of their port, io or macswap (DPDK testpmd's shape)", build: buildTestpmd},
+	}
+}
+
+// AppKinds returns the app kinds with a line on each, sorted by kind.
+func AppKinds() [][2]string {
+	var out [][2]string
+	for k, v := range appKinds() {
+		out = append(out, [2]string{k, v.summary})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+func (w *world) buildApps(h *host, sh *scenario.Host) error {
+	kinds := appKinds()
+	for i := range sh.Apps {
+		node := &sh.Apps[i]
+		key := fmt.Sprintf("%s.apps[%d]", h.key, i)
+		kind := scenario.AppKind(node)
+		k, ok := kinds[kind]
+		if !ok {
+			var names []string
+			for n := range kinds {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return w.v.Errorf(key+".kind", "unknown app kind %q; expected one of %s", kind, strings.Join(names, ", "))
+		}
+		name, r, err := k.build(w, h, key, node)
+		if err != nil {
+			return err
+		}
+		if name == "" {
+			name = strings.ReplaceAll(kind, "-", "_")
+		}
+		for _, other := range w.apps {
+			if other.name == name {
+				return w.v.Errorf(key, "two apps are named %q; give one a name key", name)
+			}
+		}
+		if _, clash := w.hosts[name]; clash {
+			return w.v.Errorf(key, "app name %q is also a host name; give the app a name key", name)
+		}
+		w.apps = append(w.apps, &app{name: name, host: h, run: r})
+	}
+	return nil
+}
+
+// portQueue resolves a port app's NIC, queue and core, and binds the
+// queue to the core.
+func (w *world) portQueue(h *host, key string, pa PortApp) (*port, int, *sim.Core, error) {
+	p := h.nic(pa.NIC)
+	if p == nil {
+		return nil, 0, nil, w.v.Errorf(key+".nic", "host %s has no NIC %q", h.name, pa.NIC)
+	}
+	q := p.users
+	if pa.Queue != nil {
+		q = *pa.Queue
+	}
+	if q < 0 || q >= len(p.pools) {
+		return nil, 0, nil, w.v.Errorf(key+".queue", "NIC %s has %d rx queue(s); queue %d does not exist (set rx_queues on the NIC)", p.name, len(p.pools), q)
+	}
+	p.users = max(p.users, q+1)
+	core, err := h.core(w, pa.Core, true)
+	if err != nil {
+		return nil, 0, nil, w.v.Errorf(key+".core", "%v", err)
+	}
+	if err := p.dev.BindQueue(q, core); err != nil {
+		return nil, 0, nil, w.v.Errorf(key+".queue", "%v", err)
+	}
+	return p, q, core, nil
+}
+
+type pktgenSpec struct {
+	AppCommon     `yaml:",inline"`
+	PortApp       `yaml:",inline"`
+	pktgen.Config `yaml:",inline"`
+	// Target is the host.nic the frames are addressed to.
+	Target string `yaml:"target"`
+}
+
+type pktgenRunner struct{ g *pktgen.Generator }
+
+func (r pktgenRunner) ResetStats(now time.Duration)  { r.g.ResetStats(now) }
+func (r pktgenRunner) Figures(now time.Duration) any { return r.g.Stats(now) }
+
+func buildPktgen(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
+	var spec pktgenSpec
+	if err := w.v.Decode(key, node, &spec); err != nil {
+		return "", nil, err
+	}
+	if err := spec.Config.Validate(); err != nil {
+		return "", nil, w.v.Errorf(key, "%v", err)
+	}
+	p, q, core, err := w.portQueue(h, key, spec.PortApp)
+	if err != nil {
+		return "", nil, err
+	}
+	hn, nn, _ := strings.Cut(spec.Target, ".")
+	th := w.hosts[hn]
+	if th == nil || th.nic(nn) == nil {
+		return "", nil, w.v.Errorf(key+".target", "no NIC %q; target names host.nic", spec.Target)
+	}
+	tp := th.nic(nn)
+	if !p.ip.IsValid() || !tp.ip.IsValid() {
+		return "", nil, w.v.Errorf(key+".target", "pktgen needs an ip on %s.%s and on %s", h.name, p.name, spec.Target)
+	}
+	ep := pktgen.Endpoints{SrcMAC: p.dev.MACAddr(), DstMAC: tp.dev.MACAddr(), SrcIP: p.ip.Addr(), DstIP: tp.ip.Addr()}
+	g, err := pktgen.New(spec.Config, ep, p.dev, q, p.pools[q])
+	if err != nil {
+		return "", nil, w.v.Errorf(key, "%v", err)
+	}
+	core.Attach(g)
+	return spec.Name, pktgenRunner{g}, nil
+}
+
+type testpmdSpec struct {
+	AppCommon      `yaml:",inline"`
+	PortApp        `yaml:",inline"`
+	testpmd.Config `yaml:",inline"`
+}
+
+type testpmdRunner struct{ f *testpmd.Forwarder }
+
+func (r testpmdRunner) ResetStats(now time.Duration)  { r.f.ResetStats(now) }
+func (r testpmdRunner) Figures(now time.Duration) any { return r.f.Stats(now) }
+
+func buildTestpmd(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
+	var spec testpmdSpec
+	if err := w.v.Decode(key, node, &spec); err != nil {
+		return "", nil, err
+	}
+	p, q, core, err := w.portQueue(h, key, spec.PortApp)
+	if err != nil {
+		return "", nil, err
+	}
+	f, err := testpmd.New(spec.Config, p.dev, q)
+	if err != nil {
+		return "", nil, w.v.Errorf(key, "%v", err)
+	}
+	core.Attach(f)
+	return spec.Name, testpmdRunner{f}, nil
+}

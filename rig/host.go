@@ -1,0 +1,192 @@
+package rig
+
+import (
+	"fmt"
+	"net/netip"
+	"path/filepath"
+	"sort"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/savanna-sim/savanna/rig/scenario"
+	"github.com/savanna-sim/savanna/sim"
+	"github.com/savanna-sim/savanna/sim/cost"
+	"github.com/savanna-sim/savanna/sim/nic"
+	"github.com/savanna-sim/savanna/sim/numa"
+)
+
+// defaultHugepages2M is the 2 MiB pages reserved per node when a scenario
+// reserves none: 1 GiB per node, a common DPDK set-up (and enough for the
+// mbuf pools of several ports).
+const defaultHugepages2M = 512
+
+// host is one simulated machine of a variant.
+type host struct {
+	name   string
+	key    string // "hosts.NAME", for errors
+	topo   *numa.Topology
+	mem    *numa.Memory
+	cost   *cost.Model
+	prices *sim.Prices
+	cores  map[int]*sim.Core
+	nics   []*port
+}
+
+// port is a NIC of a host with what the rig set up on it.
+type port struct {
+	name  string
+	dev   *nic.Port
+	ip    netip.Prefix
+	pools []*nic.Mempool
+	// users are the queues handed out so far.
+	users int
+}
+
+// buildHost makes a host's machine, memory, cost model and NICs.
+func (w *world) buildHost(name string, h *scenario.Host, portID *uint16) (*host, error) {
+	key := "hosts." + name
+	topo, err := w.machine(key+".machine", &h.Machine)
+	if err != nil {
+		return nil, err
+	}
+	hp := h.Hugepages
+	if hp == nil && totalHugepages(topo) == 0 {
+		hp = &numa.HugepageConfig{Pages2M: []int64{defaultHugepages2M}}
+	}
+	if hp != nil {
+		if err := hp.Validate(); err != nil {
+			return nil, w.v.Errorf(key+".hugepages", "%v", err)
+		}
+	}
+	mem, err := numa.NewMemory(topo, hp)
+	if err != nil {
+		return nil, w.v.Errorf(key+".hugepages", "%v", err)
+	}
+	model, err := w.costModel(key+".cost", h.Cost)
+	if err != nil {
+		return nil, err
+	}
+	out := &host{name: name, key: key, topo: mem.Topology(), mem: mem, cost: model,
+		prices: model.Prices(topo.GHz), cores: map[int]*sim.Core{}}
+	for i, n := range h.NICs {
+		nk := fmt.Sprintf("%s.nics[%d]", key, i)
+		if err := n.PortConfig.Validate(); err != nil {
+			return nil, w.v.Errorf(nk, "%v", err)
+		}
+		if !out.topo.HasNode(n.NUMANode) {
+			return nil, w.v.Errorf(nk+".numa_node", "node %d does not exist on %s (nodes 0..%d)", n.NUMANode, out.topo.Name, out.topo.NumNodes()-1)
+		}
+		dev, err := nic.NewPort(w.eng, *portID, n.PortConfig)
+		if err != nil {
+			return nil, w.v.Errorf(nk, "%v", err)
+		}
+		*portID++
+		p := &port{name: n.Name, dev: dev}
+		if n.IP != "" {
+			p.ip, _ = netip.ParsePrefix(n.IP)
+		}
+		out.nics = append(out.nics, p)
+	}
+	return out, nil
+}
+
+// machine resolves a host's machine key: a preset name or an inline
+// topology.
+func (w *world) machine(key string, n *yaml.Node) (*numa.Topology, error) {
+	if n.Kind == yaml.ScalarNode {
+		t, err := numa.Preset(n.Value)
+		if err != nil {
+			return nil, w.v.Errorf(key, "%v", err)
+		}
+		return t, nil
+	}
+	var spec numa.Spec
+	if err := w.v.Decode(key, n, &spec); err != nil {
+		return nil, err
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, w.v.Errorf(key, "%v", err)
+	}
+	t, err := spec.Build()
+	if err != nil {
+		return nil, w.v.Errorf(key, "%v", err)
+	}
+	return t, nil
+}
+
+// costModel loads the default model, a named file (relative to the
+// scenario) and inline overrides.
+func (w *world) costModel(key string, c *scenario.Cost) (*cost.Model, error) {
+	m := w.defaultCost
+	if c == nil {
+		return m, nil
+	}
+	if c.File != "" {
+		path := c.File
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(w.s.Path), path)
+		}
+		loaded, err := cost.Load(path)
+		if err != nil {
+			return nil, w.v.Errorf(key+".file", "%v", err)
+		}
+		m = loaded
+	}
+	if len(c.Overrides) > 0 {
+		over := make(map[string]cost.Entry, len(c.Overrides))
+		for k, e := range c.Overrides {
+			over[k] = cost.Entry{Value: e.Value, Unit: e.Unit, Source: e.Source}
+		}
+		var err error
+		if m, err = m.WithOverrides(w.s.Path+": "+key+".overrides", over); err != nil {
+			return nil, w.v.Errorf(key+".overrides", "%v", err)
+		}
+	}
+	return m, nil
+}
+
+// core returns the simulated core for CPU id of the host, making it on
+// first use. A spinning core is a poll-mode lcore.
+func (h *host) core(w *world, id int, spins bool) (*sim.Core, error) {
+	if c, ok := h.cores[id]; ok {
+		return c, nil
+	}
+	cpu, ok := h.topo.CPU(id)
+	if !ok {
+		return nil, fmt.Errorf("CPU %d does not exist on %s (CPUs 0..%d)", id, h.topo.Name, h.topo.NumCPUs()-1)
+	}
+	c := sim.NewCore(w.eng, id, cpu.Node, h.prices, spins)
+	h.cores[id] = c
+	return c, nil
+}
+
+// sortedCores returns the host's cores by CPU id.
+func (h *host) sortedCores() []*sim.Core {
+	ids := make([]int, 0, len(h.cores))
+	for id := range h.cores {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	out := make([]*sim.Core, len(ids))
+	for i, id := range ids {
+		out[i] = h.cores[id]
+	}
+	return out
+}
+
+func (h *host) nic(name string) *port {
+	for _, p := range h.nics {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func totalHugepages(t *numa.Topology) int64 {
+	var n int64
+	for _, node := range t.Nodes {
+		n += node.Hugepages2M + node.Hugepages1G
+	}
+	return n
+}

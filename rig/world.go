@@ -1,0 +1,286 @@
+package rig
+
+import (
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/rig/report"
+	"github.com/savanna-sim/savanna/rig/scenario"
+	"github.com/savanna-sim/savanna/sim"
+	"github.com/savanna-sim/savanna/sim/cost"
+	"github.com/savanna-sim/savanna/sim/nic"
+	"github.com/savanna-sim/savanna/sim/numa"
+)
+
+// world is one variant of a scenario, built and ready to run.
+type world struct {
+	s           *scenario.Scenario
+	v           *scenario.Variant
+	opts        Options
+	eng         *sim.Engine
+	defaultCost *cost.Model
+	hosts       map[string]*host
+	hostOrder   []string
+	links       []*nic.Link
+	apps        []*app
+	captures    []*capture
+	events      []*event
+}
+
+// capture is a pcapng file being written for one NIC.
+type capture struct {
+	path string
+	f    *os.File
+	c    *nic.Capture
+}
+
+// build makes every model of a variant and wires them together.
+func build(s *scenario.Scenario, v *scenario.Variant, opts Options, seed uint64) (*world, error) {
+	w := &world{s: s, v: v, opts: opts, eng: sim.NewEngine(seed), defaultCost: cost.Default(), hosts: map[string]*host{}}
+	var portID uint16
+	for _, name := range v.File.HostNames() {
+		h, err := w.buildHost(name, v.File.Hosts[name], &portID)
+		if err != nil {
+			return nil, err
+		}
+		w.hosts[name] = h
+		w.hostOrder = append(w.hostOrder, name)
+	}
+	for _, name := range w.hostOrder {
+		if err := w.setupPorts(w.hosts[name]); err != nil {
+			return nil, err
+		}
+	}
+	for i, l := range v.File.Links {
+		a, b := w.endpoint(l.Ends[0]), w.endpoint(l.Ends[1])
+		link, err := nic.NewLink(w.eng, linkName(l.Ends), a.dev, b.dev, l)
+		if err != nil {
+			return nil, v.Errorf(fmt.Sprintf("links[%d]", i), "%v", err)
+		}
+		w.links = append(w.links, link)
+	}
+	for _, name := range w.hostOrder {
+		if err := w.buildApps(w.hosts[name], v.File.Hosts[name]); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.buildEvents(); err != nil {
+		return nil, err
+	}
+	if err := w.startCaptures(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func linkName(ends []string) string { return ends[0] + "-" + ends[1] }
+
+// endpoint finds "host.nic"; validation has checked it exists.
+func (w *world) endpoint(ref string) *port {
+	hn, nn, _ := strings.Cut(ref, ".")
+	return w.hosts[hn].nic(nn)
+}
+
+// setupPorts configures each NIC's queues with a mempool per rx queue on
+// the NIC's node, and starts it.
+func (w *world) setupPorts(h *host) error {
+	for i, p := range h.nics {
+		cfg := w.v.File.Hosts[h.name].NICs[i].PortConfig
+		key := fmt.Sprintf("%s.nics[%d]", h.key, i)
+		rxq, txq := max(cfg.RxQueues, 1), max(cfg.TxQueues, cfg.RxQueues, 1)
+		conf := hw.PortConf{RxQueues: rxq, TxQueues: txq}
+		conf.RxOffloads, _ = nic.ParseRxOffloads(cfg.RxOffloads)
+		conf.TxOffloads, _ = nic.ParseTxOffloads(cfg.TxOffloads)
+		conf.RSSHashTypes, _ = nic.ParseRSSHashTypes(cfg.RSSHash)
+		if conf.RSSHashTypes == 0 && rxq > 1 {
+			conf.RSSHashTypes = p.dev.Info().RSSHashTypes
+		}
+		if cfg.RSSKey != "" {
+			conf.RSSKey, _ = hex.DecodeString(cfg.RSSKey)
+		}
+		if err := p.dev.Configure(conf); err != nil {
+			return w.v.Errorf(key, "%v", err)
+		}
+		info := p.dev.Info()
+		rxRing := cfg.RxRing
+		if rxRing == 0 {
+			rxRing = info.DefaultRxRing
+		}
+		txRing := cfg.TxRing
+		if txRing == 0 {
+			txRing = info.DefaultTxRing
+		}
+		mbufs := cfg.Mbufs
+		if mbufs == 0 {
+			mbufs = 2*rxRing + 1024
+		}
+		room := cfg.MbufSize
+		if room == 0 {
+			room = nic.DefaultMbufSize
+		}
+		for q := 0; q < rxq; q++ {
+			pool, err := nic.NewMempool(fmt.Sprintf("%s.%s.rx%d", h.name, p.name, q), mbufs, room, cfg.NUMANode, h.mem)
+			if err != nil {
+				return w.v.Errorf(key+".mbufs", "%v", err)
+			}
+			p.pools = append(p.pools, pool)
+			if err := p.dev.SetupRxQueue(q, rxRing, pool); err != nil {
+				return w.v.Errorf(key+".rx_ring", "%v", err)
+			}
+		}
+		for q := 0; q < txq; q++ {
+			if err := p.dev.SetupTxQueue(q, txRing); err != nil {
+				return w.v.Errorf(key+".tx_ring", "%v", err)
+			}
+		}
+		if err := p.dev.Start(); err != nil {
+			return w.v.Errorf(key, "%v", err)
+		}
+	}
+	return nil
+}
+
+// startCaptures opens a pcapng file per captured NIC when the run writes
+// an output folder.
+func (w *world) startCaptures() error {
+	if w.opts.Out == "" {
+		return nil
+	}
+	for i, ref := range w.v.File.Capture {
+		p := w.endpoint(ref)
+		path := filepath.Join(w.opts.Out, fmt.Sprintf("%s.%s.pcapng", w.v.Name, ref))
+		f, err := os.Create(path)
+		if err != nil {
+			return w.v.Errorf(fmt.Sprintf("capture[%d]", i), "%v", err)
+		}
+		c, err := nic.NewCapture(f, 0, p.dev)
+		if err != nil {
+			f.Close()
+			return w.v.Errorf(fmt.Sprintf("capture[%d]", i), "%v", err)
+		}
+		w.captures = append(w.captures, &capture{path: path, f: f, c: c})
+	}
+	return nil
+}
+
+func (w *world) closeCaptures() error {
+	var first error
+	for _, c := range w.captures {
+		if err := c.c.Flush(); err != nil && first == nil {
+			first = fmt.Errorf("capture %s: %w", c.path, err)
+		}
+		if err := c.f.Close(); err != nil && first == nil {
+			first = fmt.Errorf("capture %s: %w", c.path, err)
+		}
+	}
+	return first
+}
+
+// run runs the warm-up, resets every statistic, then runs the measured
+// phase.
+func (w *world) run() {
+	f := w.v.File
+	w.eng.RunUntil(f.Warmup)
+	w.resetStats()
+	w.eng.RunUntil(f.Warmup + duration(f))
+}
+
+func duration(f *scenario.File) time.Duration {
+	if f.Duration == 0 {
+		return time.Second
+	}
+	return f.Duration
+}
+
+func (w *world) resetStats() {
+	now := w.eng.Now()
+	for _, name := range w.hostOrder {
+		h := w.hosts[name]
+		for _, c := range h.sortedCores() {
+			c.ResetStats()
+		}
+		for _, p := range h.nics {
+			p.dev.ResetStats()
+		}
+	}
+	for _, a := range w.apps {
+		a.run.ResetStats(now)
+	}
+}
+
+// figures collects every figure of the variant.
+func (w *world) figures() report.Tree {
+	t := report.Tree{}
+	window := duration(w.v.File)
+	now := w.eng.Now()
+	for _, name := range w.hostOrder {
+		h := w.hosts[name]
+		ht := t.Sub(name)
+		for _, p := range h.nics {
+			nt := ht.Sub("nic." + p.name)
+			nt.AddStruct("", p.dev.Counters())
+			for _, x := range p.dev.XStats() {
+				nt.Set("xstats."+x.Name, float64(x.Value))
+			}
+		}
+		var user, kernel time.Duration
+		for _, c := range h.sortedCores() {
+			s := c.Stats()
+			ct := ht.Sub(fmt.Sprintf("cpu.%d", c.ID))
+			ct.Set("user_pct", report.Round(100*s.User.Seconds()/window.Seconds(), 3))
+			ct.Set("kernel_pct", report.Round(100*s.Kernel.Seconds()/window.Seconds(), 3))
+			ct.Set("busy_pct", report.Round(100*s.Utilisation(window), 3))
+			ct.Set("turns", float64(s.Turns))
+			user += s.User
+			kernel += s.Kernel
+		}
+		if len(h.cores) > 0 {
+			n := float64(len(h.cores))
+			ht.Set("cpu.all.user_pct", report.Round(100*user.Seconds()/window.Seconds()/n, 3))
+			ht.Set("cpu.all.kernel_pct", report.Round(100*kernel.Seconds()/window.Seconds()/n, 3))
+			ht.Set("cpu.all.busy_pct", report.Round(100*(user+kernel).Seconds()/window.Seconds()/n, 3))
+		}
+		hugepageFigures(ht.Sub("hugepages"), h.mem.Stats())
+	}
+	for _, l := range w.links {
+		t.Sub("links").AddStruct(strings.ReplaceAll(l.Name(), ".", "_"), l.Stats())
+	}
+	for _, a := range w.apps {
+		t.Sub(a.name).AddStruct("", a.run.Figures(now))
+	}
+	t.Set("sim.events", float64(w.eng.Fired()))
+	t.Set("sim.seconds", report.Round(window.Seconds(), 9))
+	return t
+}
+
+// hugepageFigures reports what a user watches in
+// /sys/devices/system/node/nodeN/hugepages: per node and page size, the
+// pages reserved, free, in use at peak, and refused requests; sizes with
+// no pages reserved are left out.
+func hugepageFigures(t report.Tree, s numa.MemoryStats) {
+	for _, n := range s.Nodes {
+		for _, p := range []struct {
+			name string
+			st   numa.PoolStats
+		}{{"2MiB", n.Pages2M}, {"1GiB", n.Pages1G}} {
+			if p.st.TotalPages == 0 && p.st.Failed == 0 {
+				continue
+			}
+			pt := t.Sub(fmt.Sprintf("node%d.%s", n.Node, p.name))
+			pt.Set("total", float64(p.st.TotalPages))
+			pt.Set("free", float64(p.st.FreePages))
+			pt.Set("in_use", float64(p.st.InUsePages))
+			pt.Set("peak_in_use", float64(p.st.PeakInUsePages))
+			pt.Set("failed", float64(p.st.Failed))
+			pt.Set("refused_contiguous", float64(p.st.RefusedContiguous))
+		}
+	}
+	t.Set("bad_requests", float64(s.BadRequests))
+	t.Set("double_frees", float64(s.DoubleFrees))
+	t.Set("bad_frees", float64(s.BadFrees))
+}
