@@ -29,7 +29,10 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
 	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
 	}
 	if e.Key != "" {
 		fmt.Fprintf(&b, ": key %q", e.Key)
@@ -43,7 +46,10 @@ func (e *Error) Error() string {
 func Parse(file string, data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{File: file, Line: yamlErrorLine(err), Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		line := yamlErrorLine(err)
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", line))
+		return nil, &Error{File: file, Line: line, Msg: msg}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{File: file, Msg: "empty document"}
@@ -167,7 +173,7 @@ func structFields(t reflect.Type) map[string]reflect.StructField {
 	out := map[string]reflect.StructField{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if !f.IsExported() {
+		if !f.IsExported() && !f.Anonymous {
 			continue
 		}
 		tag := f.Tag.Get("yaml")

@@ -62,7 +62,7 @@ func evaluateOne(src string, env map[string]report.Tree, vars map[string]any) (R
 			return Result{}, err
 		}
 	}
-	prog, err := expr.Compile(src, expr.Env(vars), expr.AsBool())
+	prog, err := expr.Compile(src, expr.Env(vars))
 	if err != nil {
 		return Result{}, fmt.Errorf("%v", err)
 	}
@@ -70,7 +70,10 @@ func evaluateOne(src string, env map[string]report.Tree, vars map[string]any) (R
 	if err != nil {
 		return Result{}, fmt.Errorf("%v", err)
 	}
-	held, _ := v.(bool)
+	held, ok := v.(bool)
+	if !ok {
+		return Result{}, fmt.Errorf("not a boolean expression (it gives %v): an expectation must compare, such as %s > 0", v, src)
+	}
 	return Result{Expr: src, Held: held, Detail: explain(tree.Node, refs.paths, vars)}, nil
 }
 

@@ -110,7 +110,7 @@ func (t Tree) addValue(path string, v reflect.Value) {
 		ty := v.Type()
 		for i := 0; i < ty.NumField(); i++ {
 			f := ty.Field(i)
-			if !f.IsExported() {
+			if !f.IsExported() && !f.Anonymous {
 				continue
 			}
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")

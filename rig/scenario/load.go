@@ -82,7 +82,7 @@ func Parse(path string, data []byte) (*Scenario, error) {
 		vdoc := cloneNode(doc)
 		var names []string
 		for _, o := range v.overrides {
-			if err := setPath(vdoc.Content[0], o.path, o.value); err != nil {
+			if err := setPath(vdoc.Content[0], o); err != nil {
 				return nil, &yamlstrict.Error{File: path, Line: o.line, Col: o.col,
 					Key: "variants." + v.name + "." + o.path, Msg: err.Error()}
 			}
@@ -194,8 +194,11 @@ func splitPath(p string) []string {
 	return segs
 }
 
-// setPath replaces (or adds, in a mapping) the node at path.
-func setPath(root *yaml.Node, path string, value *yaml.Node) error {
+// setPath replaces (or adds, in a mapping) the node at the override's
+// path. The key takes the override's position, so that errors about the
+// new value point at the variant that set it.
+func setPath(root *yaml.Node, o override) error {
+	path, value := o.path, o.value
 	segs := splitPath(path)
 	if len(segs) == 0 {
 		return fmt.Errorf("empty key path")
@@ -209,6 +212,7 @@ func setPath(root *yaml.Node, path string, value *yaml.Node) error {
 			for j := 0; j+1 < len(n.Content); j += 2 {
 				if n.Content[j].Value == seg {
 					if last {
+						n.Content[j].Line, n.Content[j].Column = o.line, o.col
 						n.Content[j+1] = cloneNode(value)
 					}
 					n = n.Content[j+1]
@@ -220,7 +224,7 @@ func setPath(root *yaml.Node, path string, value *yaml.Node) error {
 				if !last {
 					return fmt.Errorf("no key %q at %s", seg, strings.Join(segs[:i], "."))
 				}
-				key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg, Line: value.Line, Column: value.Column}
+				key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg, Line: o.line, Column: o.col}
 				n.Content = append(n.Content, key, cloneNode(value))
 			}
 		case yaml.SequenceNode:

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// simrun runs the CLI in-process and returns exit code, stdout, stderr.
+func simrun(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// scenarioWith writes the quickstart with one edit into a temp file.
+func scenarioWith(old, new string) string {
+	data, err := os.ReadFile("../../scenarios/quickstart.yaml")
+	Expect(err).NotTo(HaveOccurred())
+	text := string(data)
+	if old != "" {
+		Expect(text).To(ContainSubstring(old))
+		text = strings.Replace(text, old, new, 1)
+	}
+	path := filepath.Join(GinkgoT().TempDir(), "edited.yaml")
+	Expect(os.WriteFile(path, []byte(text), 0o644)).To(Succeed())
+	return path
+}
+
+var _ = Describe("simrun run", func() {
+	It("runs the quickstart, prints a report and exits 0", func() {
+		code, out, errOut := simrun("run", "../../scenarios/quickstart.yaml")
+		Expect(errOut).To(BeEmpty())
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring("pktgen.rtt.p99_us"))
+		Expect(out).To(ContainSubstring("PASS  default.server.nic.eth0.imissed == 0"))
+	})
+
+	It("gives byte-identical JSON for the same seed, and other figures for another", func() {
+		_, a, _ := simrun("run", "quickstart", "--format", "json")
+		_, b, _ := simrun("run", "quickstart", "--format", "json")
+		Expect(a).To(Equal(b))
+		_, c, _ := simrun("run", "quickstart", "--format", "json", "--seed", "7")
+		Expect(c).NotTo(Equal(a))
+		Expect(c).To(ContainSubstring(`"seed": 7`))
+	})
+
+	It("names file, line, column and key of a misspelt key, and exits 2", func() {
+		path := scenarioWith("    latency: 10us", "    latncy: 10us")
+		code, _, errOut := simrun("run", path)
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(MatchRegexp(`edited\.yaml:\d+:5: key "links\[0\]\.latncy": unknown key; expected one of: .*latency`))
+	})
+
+	It("exits 2 when an expectation names a figure that does not exist", func() {
+		path := scenarioWith("default.pktgen.lost < 40", "default.pktgen.lostt < 40")
+		code, _, errOut := simrun("run", path)
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(ContainSubstring("figure default.pktgen.lostt does not exist; default.pktgen has:"))
+	})
+
+	It("exits 1 on a false expectation and prints both sides' values", func() {
+		path := scenarioWith("default.pktgen.rtt.p99_us < 25", "default.pktgen.rtt.p99_us < default.pktgen.rtt.p50_us / 2")
+		code, out, _ := simrun("run", path)
+		Expect(code).To(Equal(1))
+		Expect(out).To(MatchRegexp(`FAIL  default.pktgen.rtt.p99_us < default.pktgen.rtt.p50_us / 2\n\s+left default.pktgen.rtt.p99_us = 2\d\.\d+, right default.pktgen.rtt.p50_us / 2 = 10\.\d+`))
+	})
+
+	It("writes report.json, report.md and the capture with --out", func() {
+		dir := GinkgoT().TempDir()
+		code, _, errOut := simrun("run", "quickstart", "--out", dir)
+		Expect(errOut).To(BeEmpty())
+		Expect(code).To(Equal(0))
+		for _, f := range []string{"report.json", "report.md", "default.server.eth0.pcapng"} {
+			Expect(filepath.Join(dir, f)).To(BeAnExistingFile())
+		}
+	})
+
+	It("rejects a bad flag value and a missing file with exit 2", func() {
+		code, _, errOut := simrun("run", "quickstart", "--format", "xml")
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(ContainSubstring(`--format "xml"`))
+		code, _, errOut = simrun("run", "nope.yaml")
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(ContainSubstring("no such file, and no bundled scenario"))
+	})
+})
+
+var _ = Describe("simrun validate, list, topo and version", func() {
+	It("validates without running, catching errors only the models find", func() {
+		code, out, _ := simrun("validate", "quickstart")
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring("valid (1 variant(s), 4 expectation(s))"))
+		path := scenarioWith("machine: kunpeng920-4826-2p", "machine: kunpeng921")
+		code, _, errOut := simrun("validate", path)
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(MatchRegexp(`edited\.yaml:\d+:\d+: key "hosts\.\w+\.machine": `))
+	})
+
+	It("lists bundled scenarios with their descriptions and the app kinds", func() {
+		code, out, _ := simrun("list")
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring("quickstart"))
+		Expect(out).To(ContainSubstring("A short tour of Savanna"))
+		Expect(out).To(ContainSubstring("pktgen"))
+		Expect(out).To(ContainSubstring("kunpeng920-4826-2p"))
+	})
+
+	It("prints a preset's topology, as text and JSON", func() {
+		code, out, _ := simrun("topo", "kunpeng920-4826-2p")
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring("node distances:"))
+		code, out, _ = simrun("topo", "--json", "xeon-e5-2650v2-2p")
+		Expect(code).To(Equal(0))
+		Expect(out).To(HavePrefix("{"))
+		code, _, errOut := simrun("topo", "nosuch")
+		Expect(code).To(Equal(2))
+		Expect(errOut).NotTo(BeEmpty())
+	})
+
+	It("prints its version", func() {
+		code, out, _ := simrun("version")
+		Expect(code).To(Equal(0))
+		Expect(out).To(HavePrefix("savanna "))
+	})
+})

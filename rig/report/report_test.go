@@ -1,0 +1,84 @@
+package report_test
+
+import (
+	"bytes"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/rig/report"
+)
+
+type inner struct {
+	Drops uint64 `json:"drops"`
+	Skip  string `json:"skip"`
+}
+
+type stats struct {
+	inner
+	Packets uint64            `json:"packets"`
+	Ratio   float64           `json:"ratio"`
+	Up      bool              `json:"up"`
+	Hidden  int               `json:"-"`
+	Queues  []inner           `json:"queues"`
+	ByName  map[string]uint32 `json:"by_name"`
+}
+
+var _ = Describe("figure trees", func() {
+	It("flatten statistics structs by their json names", func() {
+		t := report.Tree{}
+		t.AddStruct("nic", stats{inner: inner{Drops: 3}, Packets: 10, Ratio: 0.5, Up: true, Hidden: 9,
+			Queues: []inner{{Drops: 1}, {Drops: 2}}, ByName: map[string]uint32{"b": 2, "a": 1}})
+		Expect(t.Flatten()).To(Equal([]report.Figure{
+			{"nic.by_name.a", 1}, {"nic.by_name.b", 2}, {"nic.drops", 3}, {"nic.packets", 10},
+			{"nic.queues.0.drops", 1}, {"nic.queues.1.drops", 2}, {"nic.ratio", 0.5}, {"nic.up", 1},
+		}))
+	})
+
+	It("look paths up", func() {
+		t := report.Tree{}
+		t.Set("a.b.c", 4)
+		v, ok := t.Lookup([]string{"a", "b", "c"})
+		Expect(ok).To(BeTrue())
+		Expect(v).To(Equal(4.0))
+		_, ok = t.Lookup([]string{"a", "x"})
+		Expect(ok).To(BeFalse())
+	})
+})
+
+var _ = Describe("reports", func() {
+	r := func() *report.Report {
+		a, b := report.Tree{}, report.Tree{}
+		a.Set("x.rps", 1000)
+		a.Set("x.zero", 0)
+		b.Set("x.rps", 2500.5)
+		b.Set("x.zero", 0)
+		return &report.Report{Savanna: "v", Scenario: "s", File: "s.yaml", Hash: "0123456789abcdef", Seed: 3,
+			Variants: []string{"kernel", "lstack"}, Figures: map[string]report.Tree{"kernel": a, "lstack": b},
+			Expectations: []report.Expectation{{Expr: "lstack.x.rps > kernel.x.rps * 3", Held: false, Detail: "left 2500.5, right 3000"}}}
+	}
+
+	It("print a table of non-zero figures by variant, and failed expectations with their values", func() {
+		var buf bytes.Buffer
+		Expect(r().WriteTable(&buf)).To(Succeed())
+		Expect(buf.String()).To(MatchRegexp(`x\.rps\s+1000\s+2500\.5`))
+		Expect(buf.String()).NotTo(ContainSubstring("x.zero"))
+		Expect(buf.String()).To(ContainSubstring("FAIL  lstack.x.rps > kernel.x.rps * 3\n      left 2500.5, right 3000"))
+		Expect(r().Passed()).To(BeFalse())
+	})
+
+	It("write the same JSON every time", func() {
+		var a, b bytes.Buffer
+		Expect(r().WriteJSON(&a)).To(Succeed())
+		Expect(r().WriteJSON(&b)).To(Succeed())
+		Expect(a.Bytes()).To(Equal(b.Bytes()))
+		Expect(a.String()).To(ContainSubstring(`"zero": 0`))
+	})
+
+	It("write Markdown with every figure", func() {
+		var buf bytes.Buffer
+		Expect(r().WriteMarkdown(&buf)).To(Succeed())
+		Expect(buf.String()).To(ContainSubstring("| `x.zero` | 0 | 0 |"))
+		Expect(buf.String()).To(ContainSubstring("- FAIL  lstack.x.rps"))
+	})
+})
