@@ -1,0 +1,22 @@
+package scenario_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/savanna-sim/savanna/rig/scenario"
+)
+
+// FuzzParse feeds arbitrary bytes to the scenario loader: it must return
+// a scenario or an error, never panic.
+func FuzzParse(f *testing.F) {
+	if data, err := os.ReadFile("../../scenarios/quickstart.yaml"); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte(base))
+	f.Add([]byte(base + "variants:\n  v: {links.0.loss: 0.1, \"hosts.server.apps[0].core\": 3}\n"))
+	f.Add([]byte("version: 1\nname: x\nhosts: {a: {machine: {sockets: 1}}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = scenario.Parse("fuzz.yaml", data)
+	})
+}
