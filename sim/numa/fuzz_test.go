@@ -2,6 +2,7 @@ package numa_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,16 +54,24 @@ func equalInts(a, b []int) bool {
 
 // FuzzReadJSON: topology documents may be handed in by users.
 func FuzzReadJSON(f *testing.F) {
-	for _, name := range numa.PresetNames() {
-		tp, err := numa.Preset(name)
+	// Small, compact seeds: the fuzzer minimises every new input byte by
+	// byte, which takes minutes on a 20 KB preset document.
+	for _, spec := range []numa.Spec{
+		{Sockets: 1, NodesPerSocket: 2, CoresPerNode: 1, ThreadsPerCore: 2, GHz: 2, MemoryPerNode: "1GiB"},
+		{Sockets: 2, NodesPerSocket: 1, CoresPerNode: 1, ThreadsPerCore: 1, GHz: 2, MemoryPerNode: "1GiB", Distances: [][]int{{10, 21}, {21, 10}}},
+	} {
+		tp, err := spec.Build()
 		if err != nil {
 			f.Fatal(err)
 		}
-		var b bytes.Buffer
+		var b, c bytes.Buffer
 		if err := numa.WriteJSON(&b, tp, nil); err != nil {
 			f.Fatal(err)
 		}
-		f.Add(b.Bytes())
+		if err := json.Compact(&c, b.Bytes()); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(c.Bytes())
 	}
 	f.Add([]byte(`{"cpus":[{"id":0,"node":5,"siblings":[0]}],"nodes":[{"id":0}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -129,6 +138,25 @@ func FuzzReadHost(f *testing.F) {
 		}
 		if err := tp.Check(); err != nil {
 			t.Fatalf("ReadHost returned an inconsistent topology: %v", err)
+		}
+	})
+}
+
+// FuzzSysfsParsers: the parsers of the node and proc files ReadHost reads,
+// without the file I/O that makes FuzzReadHost slow.
+func FuzzSysfsParsers(f *testing.F) {
+	f.Add([]byte("Node 0 MemTotal:       16384000 kB\nNode 0 MemFree: 1 kB\n"), "10 21", []byte("processor\t: 0\ncpu MHz\t\t: 2096.035\n"))
+	f.Add([]byte("Node 0 MemTotal: 99999999999999999999 kB\n"), "10 x", []byte("cpu MHz: -3\n"))
+	f.Add([]byte("Node 0 MemTotal: 12 MB\n"), "", []byte("cpu MHz"))
+	f.Fuzz(func(t *testing.T, meminfo []byte, distance string, cpuinfo []byte) {
+		if n, err := numa.ParseMemTotal("meminfo", meminfo, "Node 0 MemTotal:"); err == nil && n < 0 {
+			t.Fatalf("negative memory %d without error", n)
+		}
+		if row, err := numa.ParseDistanceRow("distance", distance, 2); err == nil && len(row) != 2 {
+			t.Fatalf("%d distances for 2 nodes without error", len(row))
+		}
+		if mhz, ok := numa.ParseCPUInfoMHz(cpuinfo); ok && !(mhz > 0) {
+			t.Fatalf("clock %g MHz accepted", mhz)
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package numa
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -248,16 +247,8 @@ func (r *sysReader) readNodes(t *Topology, online []int) error {
 		if err != nil {
 			return err
 		}
-		fields := strings.Fields(s)
-		if len(fields) != len(ids) {
-			return fmt.Errorf("host topology: %s: %d distances for %d online nodes", path, len(fields), len(ids))
-		}
-		for _, f := range fields {
-			d, err := strconv.Atoi(f)
-			if err != nil {
-				return fmt.Errorf("host topology: %s: %q is not a distance", path, f)
-			}
-			t.Distances[i] = append(t.Distances[i], d)
+		if t.Distances[i], err = parseDistanceRow(path, s, len(ids)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -287,31 +278,50 @@ func (r *sysReader) singleNode(t *Topology, online []int) error {
 // readMemTotal finds the line starting with prefix in a meminfo file and
 // returns its kB figure in bytes.
 func readMemTotal(path, prefix string) (int64, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, fmt.Errorf("host topology: %w", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), prefix)
+	return parseMemTotal(path, data, prefix)
+}
+
+// parseMemTotal is readMemTotal's parser, apart from the I/O so it can be
+// fuzzed: "Node 0 MemTotal:       16384000 kB".
+func parseMemTotal(path string, data []byte, prefix string) (int64, error) {
+	for line := range strings.Lines(string(data)) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), prefix)
 		if !ok {
 			continue
 		}
 		fields := strings.Fields(rest)
 		if len(fields) != 2 || fields[1] != "kB" {
-			return 0, fmt.Errorf("host topology: %s: malformed line %q", path, sc.Text())
+			return 0, fmt.Errorf("host topology: %s: malformed line %q", path, strings.TrimSpace(line))
 		}
 		kb, err := strconv.ParseInt(fields[0], 10, 64)
 		if err != nil || kb < 0 || kb > 1<<50 {
-			return 0, fmt.Errorf("host topology: %s: malformed line %q", path, sc.Text())
+			return 0, fmt.Errorf("host topology: %s: malformed line %q", path, strings.TrimSpace(line))
 		}
 		return kb * KiB, nil
 	}
-	if err := sc.Err(); err != nil {
-		return 0, fmt.Errorf("host topology: %s: %w", path, err)
-	}
 	return 0, fmt.Errorf("host topology: %s: no %q line", path, prefix)
+}
+
+// parseDistanceRow parses a nodeN/distance file: one distance per online
+// node, separated by spaces.
+func parseDistanceRow(path, s string, nodes int) ([]int, error) {
+	fields := strings.Fields(s)
+	if len(fields) != nodes {
+		return nil, fmt.Errorf("host topology: %s: %d distances for %d online nodes", path, len(fields), nodes)
+	}
+	row := make([]int, nodes)
+	for i, f := range fields {
+		d, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("host topology: %s: %q is not a distance", path, f)
+		}
+		row[i] = d
+	}
+	return row, nil
 }
 
 // readHugepages reads nr_hugepages for 2 MiB and 1 GiB pages under dir
@@ -372,14 +382,18 @@ func (r *sysReader) clock(cpu int) float64 {
 }
 
 func cpuinfoMHz(path string) (float64, bool) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
+	return parseCPUInfoMHz(data)
+}
+
+// parseCPUInfoMHz finds the first "cpu MHz : 2096.035" line of
+// /proc/cpuinfo.
+func parseCPUInfoMHz(data []byte) (float64, bool) {
+	for line := range strings.Lines(string(data)) {
+		k, v, ok := strings.Cut(line, ":")
 		if !ok || strings.TrimSpace(k) != "cpu MHz" {
 			continue
 		}

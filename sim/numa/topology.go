@@ -14,9 +14,9 @@ import (
 const (
 	LocalDistance  = 10
 	RemoteDistance = 20
-	// maxDistance is the largest reachable SLIT entry; 255 means
-	// "unreachable" in ACPI.
-	maxDistance = 254
+	// maxDistance is the largest SLIT entry; ACPI uses 255 for
+	// "unreachable", which Linux passes through to sysfs.
+	maxDistance = 255
 )
 
 // CPU is one logical CPU (a hardware thread).
@@ -219,7 +219,7 @@ func (t *Topology) Clone() *Topology {
 // CPU; CPUs and nodes sorted with unique ids; every CPU on an existing
 // node and listed by it, and every CPU a node lists existing; siblings
 // contain the CPU itself and exist; a square distance matrix with 10 on
-// the diagonal and off-diagonal entries in (10, 254]; non-negative memory
+// the diagonal and off-diagonal entries in (10, 255]; non-negative memory
 // and hugepages that fit in the node's memory.
 func (t *Topology) Check() error {
 	if len(t.Nodes) == 0 {
@@ -300,7 +300,10 @@ func hugeBytes(n2m, n1g int64) int64 {
 }
 
 // checkDistances checks an n x n SLIT matrix; where names an entry for
-// errors.
+// errors. The rule is Linux's own (slit_valid in drivers/acpi/numa/srat.c,
+// and of_numa_parse_distance_map_v1 for device trees): 10 on the diagonal,
+// more than 10 elsewhere; Linux ignores a table that breaks it, so sysfs
+// never shows one.
 func checkDistances(n int, d [][]int, where func(i, j int) string) error {
 	if len(d) != n {
 		return fmt.Errorf("distance matrix has %d rows for %d nodes", len(d), n)
