@@ -1,0 +1,205 @@
+package lstack_test
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"io"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/sim"
+	"github.com/savanna-sim/savanna/sim/cost"
+	"github.com/savanna-sim/savanna/sim/nic"
+	"github.com/savanna-sim/savanna/sim/numa"
+	"github.com/savanna-sim/savanna/stack/iface"
+	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/tcp"
+)
+
+// node is one simulated host: a port, a core and a stack instance.
+type node struct {
+	port *nic.Port
+	core *sim.Core
+	in   *lstack.Instance
+}
+
+// pair is two hosts joined by a link.
+type pair struct {
+	eng        *sim.Engine
+	link       *nic.Link
+	client     *node
+	server     *node
+	clientAddr [4]byte
+	serverAddr [4]byte
+}
+
+func newNode(eng *sim.Engine, id uint16, name, addr string, tcpCfg tcp.Config, mtu int) *node {
+	topo, err := numa.Preset("xeon-e5-2650v2-2p")
+	Expect(err).NotTo(HaveOccurred())
+	mem, err := numa.NewMemory(topo, &numa.HugepageConfig{Pages2M: []int64{256}})
+	Expect(err).NotTo(HaveOccurred())
+	port, err := nic.NewPort(eng, id, nic.PortConfig{Name: name, Model: "hi1822-25g"})
+	Expect(err).NotTo(HaveOccurred())
+	txOff := hw.TxOffloadIPv4Checksum | hw.TxOffloadTCPChecksum | hw.TxOffloadUDPChecksum
+	rxOff := hw.RxOffloadIPv4Checksum | hw.RxOffloadTCPChecksum | hw.RxOffloadUDPChecksum
+	Expect(port.Configure(hw.PortConf{RxQueues: 1, TxQueues: 1, MTU: mtu, TxOffloads: txOff, RxOffloads: rxOff})).To(Succeed())
+	room := max(nic.DefaultMbufSize, mtu+14+hw.DefaultHeadroom+64)
+	pool, err := nic.NewMempool(name+".pool", 16384, room, 0, mem)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(port.SetupRxQueue(0, 4096, pool)).To(Succeed())
+	Expect(port.SetupTxQueue(0, 4096)).To(Succeed())
+	Expect(port.Start()).To(Succeed())
+	prices := cost.Default().Prices(2.6)
+	core := sim.NewCore(eng, int(id), 0, prices, true)
+	Expect(port.BindQueue(0, core)).To(Succeed())
+	in, err := lstack.New(lstack.Config{Iface: iface.Config{Address: addr, MTU: mtu}, TCP: tcpCfg, TxOffloads: txOff}, port, 0, pool, eng.RNG("tcp:"+name))
+	Expect(err).NotTo(HaveOccurred())
+	in.Start(eng.Now())
+	core.Attach(in)
+	return &node{port: port, core: core, in: in}
+}
+
+func newPair(seed uint64, link nic.LinkConfig, tcpCfg tcp.Config, mtu int) *pair {
+	eng := sim.NewEngine(seed)
+	c := newNode(eng, 0, "client", "10.0.0.2/24", tcpCfg, mtu)
+	s := newNode(eng, 1, "server", "10.0.0.1/24", tcpCfg, mtu)
+	l, err := nic.NewLink(eng, "wire", c.port, s.port, link)
+	Expect(err).NotTo(HaveOccurred())
+	return &pair{eng: eng, link: l, client: c, server: s, clientAddr: [4]byte{10, 0, 0, 2}, serverAddr: [4]byte{10, 0, 0, 1}}
+}
+
+// stream is a deterministic byte stream: a counter's big-endian bytes.
+type stream struct{ off uint64 }
+
+func (s *stream) fill(b []byte) {
+	var w [8]byte
+	for i := range b {
+		pos := s.off + uint64(i)
+		binary.BigEndian.PutUint64(w[:], pos/8)
+		b[i] = w[pos%8] ^ byte(pos*131)
+	}
+	s.off += uint64(len(b))
+}
+
+// sender connects and writes total bytes, then half-closes.
+type sender struct {
+	p       *pair
+	conn    *tcp.Conn
+	total   int
+	written int
+	pending []byte
+	buf     []byte
+	src     stream
+	sum     hash.Hash
+	closed  bool
+	err     error
+}
+
+func (s *sender) Poll(m hw.Meter) (bool, time.Duration) {
+	if s.conn == nil {
+		c, err := s.p.client.in.TCP().Connect(m.Now(), tcp.Addr{IP: s.p.clientAddr}, tcp.Addr{IP: s.p.serverAddr, Port: 5001})
+		if err != nil {
+			s.err = err
+			return false, sim.Never
+		}
+		s.conn = c
+		return true, sim.Never
+	}
+	if s.closed || !s.conn.Connected() {
+		return false, sim.Never
+	}
+	worked := false
+	for s.written < s.total {
+		if len(s.pending) == 0 {
+			n := min(len(s.buf), s.total-s.written)
+			s.src.fill(s.buf[:n])
+			s.pending = s.buf[:n]
+		}
+		n, err := s.conn.Write(s.pending)
+		if err != nil {
+			s.err = err
+			return false, sim.Never
+		}
+		if n == 0 {
+			break
+		}
+		s.sum.Write(s.pending[:n])
+		s.pending = s.pending[n:]
+		s.written += n
+		worked = true
+	}
+	if s.written == s.total && !s.closed {
+		s.closed = true
+		Expect(s.conn.CloseWrite()).To(Succeed())
+		worked = true
+	}
+	return worked, sim.Never
+}
+
+// receiver accepts one connection and reads it to EOF.
+type receiver struct {
+	ln   *tcp.Listener
+	conn *tcp.Conn
+	buf  []byte
+	got  int
+	sum  hash.Hash
+	eof  bool
+	err  error
+	at   time.Duration
+}
+
+func (r *receiver) Poll(m hw.Meter) (bool, time.Duration) {
+	if r.conn == nil {
+		c, ok := r.ln.Accept()
+		if !ok {
+			return false, sim.Never
+		}
+		r.conn = c
+	}
+	worked := false
+	for !r.eof {
+		n, err := r.conn.Read(r.buf)
+		if n > 0 {
+			r.sum.Write(r.buf[:n])
+			r.got += n
+			worked = true
+		}
+		if err == io.EOF {
+			r.eof, r.at = true, m.Now()
+			_ = r.conn.Close()
+			break
+		}
+		if err != nil {
+			r.err = err
+			break
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return worked, sim.Never
+}
+
+// transfer sends total bytes from client to server and runs until the
+// receiver saw EOF or limit of simulated time passed.
+func transfer(p *pair, total int, limit time.Duration) (*sender, *receiver) {
+	ln, err := p.server.in.TCP().Listen(p.serverAddr, 5001, 16)
+	Expect(err).NotTo(HaveOccurred())
+	s := &sender{p: p, total: total, buf: make([]byte, 64<<10), sum: sha256.New()}
+	r := &receiver{ln: ln, buf: make([]byte, 64<<10), sum: sha256.New()}
+	p.client.core.Attach(s)
+	p.server.core.Attach(r)
+	step := time.Millisecond
+	for t := step; t <= limit && !r.eof; t += step {
+		p.eng.RunUntil(t)
+	}
+	return s, r
+}
+
+func describe(s *sender, r *receiver) string {
+	return fmt.Sprintf("sent %d of %d (err %v), received %d (err %v, eof %v)", s.written, s.total, s.err, r.got, r.err, r.eof)
+}

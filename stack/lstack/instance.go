@@ -1,0 +1,196 @@
+package lstack
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/stack/iface"
+	"github.com/savanna-sim/savanna/stack/ipv4"
+	"github.com/savanna-sim/savanna/stack/tcp"
+)
+
+// Burst is the most packets moved per rx or tx burst call, DPDK's usual
+// 32 (Gazelle's nic_read_number defaults to 128; 32 keeps latency low).
+const Burst = 32
+
+// Config configures one instance.
+type Config struct {
+	// Iface is the network layer's configuration (address, MTU, ARP ...).
+	Iface iface.Config
+	// TCP is the TCP configuration.
+	TCP tcp.Config
+	// TxOffloads are the transmit offloads enabled on the port
+	// (hw.PortConf.TxOffloads). With TCP checksum offload, neither TCP
+	// nor the network layer sums segments: the NIC does.
+	TxOffloads hw.TxOffloads
+}
+
+// Stats are an instance's own counters; the layers' counters are in
+// their own Stats.
+type Stats struct {
+	// Polls counts Poll calls; IdlePolls those that found nothing to do.
+	Polls     uint64 `json:"polls"`
+	IdlePolls uint64 `json:"idle_polls"`
+	// RxBursts and RxPackets count receive bursts that returned packets
+	// and the packets.
+	RxBursts  uint64 `json:"rx_bursts"`
+	RxPackets uint64 `json:"rx_packets"`
+	// TxBursts and TxPackets count transmit bursts and packets sent.
+	TxBursts  uint64 `json:"tx_bursts"`
+	TxPackets uint64 `json:"tx_packets"`
+	// TxRingFull counts packets the tx ring refused at the end of a turn,
+	// freed and left to TCP's retransmission.
+	TxRingFull uint64 `json:"tx_ring_full_drops"`
+	// NoMbuf counts allocations refused by the mempool.
+	NoMbuf uint64 `json:"no_mbuf"`
+}
+
+// Instance is one stack on one queue pair.
+type Instance struct {
+	dev   hw.EthDev
+	queue int
+	pool  hw.Mempool
+	ifc   *iface.Interface
+	tcp   *tcp.Stack
+	meter hw.Meter
+	now   time.Duration
+	txOff hw.TxOffloads
+	// tcpSum is how TCP's segments get their checksum on output.
+	tcpSum iface.Checksum
+
+	rx    [Burst]*hw.Mbuf
+	tx    []*hw.Mbuf
+	stats Stats
+}
+
+// New makes an instance on queue of dev, allocating mbufs from pool (a
+// pool on the lcore's NUMA node). rng seeds TCP's secrets.
+func New(cfg Config, dev hw.EthDev, queue int, pool hw.Mempool, rng *rand.Rand) (*Instance, error) {
+	in := &Instance{dev: dev, queue: queue, pool: pool, tx: make([]*hw.Mbuf, 0, Burst), txOff: cfg.TxOffloads}
+	if cfg.Iface.MAC == "" {
+		cfg.Iface.MAC = dev.MACAddr().String()
+	}
+	ifc, err := iface.New(cfg.Iface, (*link)(in))
+	if err != nil {
+		return nil, fmt.Errorf("lstack: %w", err)
+	}
+	tcpCfg := cfg.TCP
+	if tcpCfg.MTU == 0 {
+		tcpCfg.MTU = ifc.MTU()
+	}
+	if cfg.TxOffloads&hw.TxOffloadTCPChecksum != 0 {
+		// TCP writes only the pseudo-header sum; the network layer marks
+		// the mbuf for the NIC to finish it (RTE_MBUF_F_TX_TCP_CKSUM).
+		tcpCfg.ChecksumOffloadTx = true
+		in.tcpSum = iface.ChecksumTCP
+	}
+	out := iface.SegmentSender{Ifc: ifc, Protocol: ipv4.ProtoTCP,
+		Options: iface.OutputOptions{DontFrag: true, Checksum: in.tcpSum}}
+	ts, err := tcp.New(tcpCfg, rng, out)
+	if err != nil {
+		return nil, fmt.Errorf("lstack: %w", err)
+	}
+	if err := ifc.RegisterTransport(ipv4.ProtoTCP, (*tcpInput)(in)); err != nil {
+		return nil, fmt.Errorf("lstack: %w", err)
+	}
+	in.ifc, in.tcp = ifc, ts
+	return in, nil
+}
+
+// Start announces the interface (gratuitous ARP) at now.
+func (in *Instance) Start(now time.Duration) {
+	in.ifc.Start(now)
+}
+
+// Iface returns the network layer.
+func (in *Instance) Iface() *iface.Interface { return in.ifc }
+
+// TCP returns the TCP stack.
+func (in *Instance) TCP() *tcp.Stack { return in.tcp }
+
+// Stats returns the instance's counters.
+func (in *Instance) Stats() Stats { return in.stats }
+
+// Poll runs one turn: receive a burst, run the layers' timers, and send
+// what they produced. It reports whether it did any work and its next
+// deadline.
+func (in *Instance) Poll(m hw.Meter) (bool, time.Duration) {
+	if in.meter != m {
+		in.meter = m
+		in.ifc.SetMeter(m)
+		in.tcp.SetMeter(m)
+	}
+	in.now = m.Now()
+	in.stats.Polls++
+	n := in.dev.RxBurst(in.queue, in.rx[:])
+	if n > 0 {
+		in.stats.RxBursts++
+		in.stats.RxPackets += uint64(n)
+		for i, mb := range in.rx[:n] {
+			in.ifc.Input(in.now, mb)
+			in.rx[i] = nil
+		}
+	}
+	next := min(in.ifc.Poll(in.now), in.tcp.Poll(in.now))
+	sent := len(in.tx)
+	in.flush()
+	if n == 0 && sent == 0 {
+		in.stats.IdlePolls++
+		return false, next
+	}
+	return true, next
+}
+
+// flush hands the batch to the tx queue; what the ring refuses is freed
+// and counted (TCP retransmits it).
+func (in *Instance) flush() {
+	if len(in.tx) == 0 {
+		return
+	}
+	sent := in.dev.TxBurst(in.queue, in.tx)
+	in.stats.TxBursts++
+	in.stats.TxPackets += uint64(sent)
+	for _, mb := range in.tx[sent:] {
+		mb.Free()
+		in.stats.TxRingFull++
+	}
+	clear(in.tx)
+	in.tx = in.tx[:0]
+}
+
+// link is the instance as the network layer's iface.Link.
+type link Instance
+
+// Alloc implements iface.Link.
+func (l *link) Alloc() *hw.Mbuf {
+	m := l.pool.Get()
+	if m == nil {
+		l.stats.NoMbuf++
+	}
+	return m
+}
+
+// Transmit implements iface.Link: frames are batched and sent per burst.
+func (l *link) Transmit(m *hw.Mbuf) {
+	l.tx = append(l.tx, m)
+	if len(l.tx) == Burst {
+		(*Instance)(l).flush()
+	}
+}
+
+// TxOffloads implements iface.Link.
+func (l *link) TxOffloads() hw.TxOffloads { return l.txOff }
+
+// tcpInput hands TCP segments from the network layer to the TCP stack.
+type tcpInput Instance
+
+// HandleSegment implements iface.TransportHandler; the network layer has
+// verified the checksum.
+func (t *tcpInput) HandleSegment(now time.Duration, s iface.Segment) {
+	if s.Broadcast {
+		return
+	}
+	t.tcp.InputVerified(now, s.Src, s.Dst, s.Payload)
+}
