@@ -1,14 +1,12 @@
 package rig
 
 import (
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/rig/report"
 	"github.com/savanna-sim/savanna/rig/scenario"
 	"github.com/savanna-sim/savanna/sim"
@@ -91,56 +89,11 @@ func (w *world) endpoint(ref string) *port {
 func (w *world) setupPorts(h *host) error {
 	for i, p := range h.nics {
 		cfg := w.v.File.Hosts[h.name].NICs[i].PortConfig
-		key := fmt.Sprintf("%s.nics[%d]", h.key, i)
-		rxq, txq := max(cfg.RxQueues, 1), max(cfg.TxQueues, cfg.RxQueues, 1)
-		conf := hw.PortConf{RxQueues: rxq, TxQueues: txq}
-		conf.RxOffloads, _ = nic.ParseRxOffloads(cfg.RxOffloads)
-		conf.TxOffloads, _ = nic.ParseTxOffloads(cfg.TxOffloads)
-		conf.RSSHashTypes, _ = nic.ParseRSSHashTypes(cfg.RSSHash)
-		if conf.RSSHashTypes == 0 && rxq > 1 {
-			conf.RSSHashTypes = p.dev.Info().RSSHashTypes
+		pools, err := nic.Setup(p.dev, cfg, h.mem, max(cfg.RxQueues, 1), max(cfg.TxQueues, cfg.RxQueues, 1))
+		if err != nil {
+			return w.v.Errorf(fmt.Sprintf("%s.nics[%d]", h.key, i), "%v", err)
 		}
-		if cfg.RSSKey != "" {
-			conf.RSSKey, _ = hex.DecodeString(cfg.RSSKey)
-		}
-		if err := p.dev.Configure(conf); err != nil {
-			return w.v.Errorf(key, "%v", err)
-		}
-		info := p.dev.Info()
-		rxRing := cfg.RxRing
-		if rxRing == 0 {
-			rxRing = info.DefaultRxRing
-		}
-		txRing := cfg.TxRing
-		if txRing == 0 {
-			txRing = info.DefaultTxRing
-		}
-		mbufs := cfg.Mbufs
-		if mbufs == 0 {
-			mbufs = 2*rxRing + 1024
-		}
-		room := cfg.MbufSize
-		if room == 0 {
-			room = nic.DefaultMbufSize
-		}
-		for q := 0; q < rxq; q++ {
-			pool, err := nic.NewMempool(fmt.Sprintf("%s.%s.rx%d", h.name, p.name, q), mbufs, room, cfg.NUMANode, h.mem)
-			if err != nil {
-				return w.v.Errorf(key+".mbufs", "%v", err)
-			}
-			p.pools = append(p.pools, pool)
-			if err := p.dev.SetupRxQueue(q, rxRing, pool); err != nil {
-				return w.v.Errorf(key+".rx_ring", "%v", err)
-			}
-		}
-		for q := 0; q < txq; q++ {
-			if err := p.dev.SetupTxQueue(q, txRing); err != nil {
-				return w.v.Errorf(key+".tx_ring", "%v", err)
-			}
-		}
-		if err := p.dev.Start(); err != nil {
-			return w.v.Errorf(key, "%v", err)
-		}
+		p.pools = pools
 	}
 	return nil
 }

@@ -35,10 +35,10 @@ type LinkConfig struct {
 	// ReorderDelay is the extra delay of a held-back frame; zero means
 	// twice the latency, at least 1us.
 	ReorderDelay time.Duration `yaml:"reorder_delay"`
-	// Corrupt is the probability that one to three bits of a frame
-	// after its Ethernet header are flipped with the FCS still valid
-	// (corruption past the FCS check, in a middlebox): the receiver's
-	// IP or L4 checksum catches it.
+	// Corrupt is the probability that one bit of a frame after its
+	// Ethernet header is flipped with the FCS still valid (corruption
+	// past the FCS check, in a middlebox): the receiver's IP or L4
+	// checksum always catches a single-bit error.
 	Corrupt float64 `yaml:"corrupt"`
 	// CRCErrors is the probability a frame arrives with a bad FCS
 	// (corruption on the wire): the receiving NIC drops it and counts

@@ -63,7 +63,7 @@ type portOpts struct {
 }
 
 func defaultOpts() portOpts {
-	return portOpts{model: "hi1822-25g", rxq: 1, txq: 1, rxRing: 1024, txRing: 1024, mbufs: 8192}
+	return portOpts{model: "hi1822-25g", rxq: 1, txq: 1, rxRing: 1024, txRing: 1024, mbufs: 2048}
 }
 
 // newPort makes, configures and starts a port with a pool per rx queue
@@ -231,31 +231,29 @@ func (s *sink) Poll(m hw.Meter) (bool, time.Duration) {
 }
 
 // source is a Poller that sends frames from a list as fast as the tx ring
-// takes them.
+// takes them, keeping those refused for the next turn.
 type source struct {
-	port   *nic.Port
-	pool   *nic.Mempool
-	q      int
-	frames func(i int) []byte
-	total  int
-	sent   int
-	retry  time.Duration
+	port    *nic.Port
+	pool    *nic.Mempool
+	q       int
+	frames  func(i int) []byte
+	total   int
+	sent    int
+	retry   time.Duration
+	pending []*hw.Mbuf
+	built   int
 }
 
 func (s *source) Poll(m hw.Meter) (bool, time.Duration) {
 	if s.sent >= s.total {
 		return false, sim.Never
 	}
-	var burst [32]*hw.Mbuf
-	k := 0
-	for k < len(burst) && s.sent+k < s.total {
-		burst[k] = mbufOf(s.pool, s.frames(s.sent+k))
-		k++
+	for len(s.pending) < 32 && s.built < s.total {
+		s.pending = append(s.pending, mbufOf(s.pool, s.frames(s.built)))
+		s.built++
 	}
-	n := s.port.TxBurst(s.q, burst[:k])
-	for _, mb := range burst[n:k] {
-		mb.Free()
-	}
+	n := s.port.TxBurst(s.q, s.pending)
+	s.pending = append(s.pending[:0], s.pending[n:]...)
 	s.sent += n
 	if s.sent >= s.total {
 		return n > 0, sim.Never

@@ -143,6 +143,9 @@ func (p *Port) Info() hw.DevInfo {
 	}
 }
 
+// defaultMTU mirrors RTE_ETHER_MTU.
+const defaultMTU = 1500
+
 // ErrStarted is returned by calls that need a stopped port.
 var ErrStarted = errors.New("port is started")
 
@@ -179,11 +182,14 @@ func (p *Port) Configure(conf hw.PortConf) error {
 		p.rssKey = append(p.rssKey[:0], conf.RSSKey...)
 		p.rssTable = newToeplitzTable(p.rssKey)
 	}
-	p.maxRxLen = pr.MaxFrameLen - fcsLen
-	if conf.MTU > 0 {
-		// A VLAN tag is allowed on top of the MTU, as drivers do.
-		p.maxRxLen = conf.MTU + ethHeaderLen + vlanTagLen
+	// DPDK 22.11's rte_eth_dev_configure takes an MTU of 0 as
+	// RTE_ETHER_MTU (1500); the NIC then drops longer frames. A VLAN
+	// tag is allowed on top of the MTU, as drivers do.
+	mtu := conf.MTU
+	if mtu == 0 {
+		mtu = defaultMTU
 	}
+	p.maxRxLen = min(mtu+ethHeaderLen+vlanTagLen, pr.MaxFrameLen-fcsLen)
 	p.rx = make([]rxQueue, conf.RxQueues)
 	p.tx = make([]txQueue, conf.TxQueues)
 	DefaultRETA(p.reta, conf.RxQueues)
@@ -421,15 +427,17 @@ func (p *Port) transmit(tq *txQueue, m *hw.Mbuf, now time.Duration) {
 	// wire, so offloads write into it and not into the mbuf, which
 	// the stack may still hold a reference to.
 	m.Bytes(buf[:0])
-	res := applyTxChecksums(buf, m, p.conf.TxOffloads)
-	if res.notEnabled {
-		p.stats.TxOffloadNotEnabled++
-	}
-	if res.malformed {
-		p.stats.TxOffloadBadHeaders++
-	}
-	if res.phdrMissing {
-		p.stats.TxL4PseudoHeaderMissing++
+	if m.Flags&(hw.TxIPChecksum|hw.TxTCPChecksum|hw.TxUDPChecksum) != 0 {
+		res := applyTxChecksums(buf, m, p.conf.TxOffloads)
+		if res.notEnabled {
+			p.stats.TxOffloadNotEnabled++
+		}
+		if res.malformed {
+			p.stats.TxOffloadBadHeaders++
+		}
+		if res.phdrMissing {
+			p.stats.TxL4PseudoHeaderMissing++
+		}
 	}
 	start, done := p.wire.commit(s, now)
 	for i := range p.taps {
@@ -556,6 +564,7 @@ func (p *Port) attach(d *linkDir) error {
 }
 
 func (p *Port) speedMbps() int       { return p.speed }
+func (p *Port) active() bool         { return p.started }
 func (p *Port) endpointName() string { return "nic " + p.name }
 
 // MACAddr implements hw.EthDev.

@@ -99,6 +99,7 @@ func (sp *SwitchPort) attach(d *linkDir) error {
 }
 
 func (sp *SwitchPort) speedMbps() int { return 0 }
+func (sp *SwitchPort) active() bool   { return true }
 func (sp *SwitchPort) endpointName() string {
 	return fmt.Sprintf("switch %s port %d", sp.sw.name, sp.index)
 }

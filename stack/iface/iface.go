@@ -45,6 +45,9 @@ type Interface struct {
 	// scratch builds datagrams too large for one mbuf before they are
 	// fragmented (reassembled echo requests, large UDP sends).
 	scratch []byte
+	// lent is the mbuf whose tailroom a transport is building a segment
+	// in (SegmentSender.SegmentBuffer), until it sends or abandons it.
+	lent *hw.Mbuf
 
 	stats Stats
 }
@@ -169,6 +172,10 @@ func (i *Interface) Poll(now time.Duration) time.Duration {
 
 // Close drops every packet waiting for ARP and closes the UDP sockets.
 func (i *Interface) Close() {
+	if i.lent != nil {
+		i.lent.Free()
+		i.lent = nil
+	}
 	i.arp.Flush(i.arpSink())
 	ports := make([]int, 0, len(i.udp))
 	for p := range i.udp {

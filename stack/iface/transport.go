@@ -130,8 +130,30 @@ type SegmentSender struct {
 	Options  OutputOptions
 }
 
-// SendSegment copies seg into an mbuf and sends it from our address to
-// dst. src must be our address.
+// SegmentBuffer lends the transport the tailroom of a fresh mbuf (with
+// room for the IP and Ethernet headers in front) to build a segment of up
+// to n bytes in, so that SendSegment sends it without a copy: the
+// zero-copy path of Gazelle's lwIP, where a segment is written once,
+// straight into the buffer the NIC sends. It returns nil when no mbuf or
+// not enough room can be had; the transport then builds the segment
+// elsewhere and SendSegment copies it.
+func (s SegmentSender) SegmentBuffer(n int) []byte {
+	i := s.Ifc
+	if i.lent == nil {
+		if i.lent = i.AllocTransport(); i.lent == nil {
+			return nil
+		}
+	}
+	if i.lent.Tailroom() < n {
+		return nil
+	}
+	start := i.lent.DataOff + i.lent.DataLen
+	return i.lent.Buf[start : start+n : start+n]
+}
+
+// SendSegment sends seg from our address to dst: in place when seg was
+// built in the buffer SegmentBuffer lent, otherwise copied into an mbuf.
+// src must be our address.
 func (s SegmentSender) SendSegment(now time.Duration, src, dst [4]byte, seg []byte) error {
 	i := s.Ifc
 	if src != i.ip {
@@ -139,6 +161,15 @@ func (s SegmentSender) SendSegment(now time.Duration, src, dst [4]byte, seg []by
 		i.stats.IP.OutDiscards++
 		i.stats.Tx.BadAddress++
 		return ErrBadAddress
+	}
+	if m := i.lent; m != nil && len(seg) > 0 && len(seg) <= m.Tailroom() &&
+		&seg[0] == &m.Buf[m.DataOff+m.DataLen] {
+		i.lent = nil
+		if _, err := m.Append(len(seg)); err != nil {
+			m.Free()
+			return err
+		}
+		return i.OutputIPv4(now, m, dst, s.Protocol, s.Options)
 	}
 	m := i.AllocTransport()
 	if m == nil {

@@ -1,0 +1,102 @@
+package qat
+
+// deflateTables are the length and distance code tables of RFC 1951
+// section 3.2.5. They are computed, not declared as package variables, so
+// the package holds no mutable state.
+type deflateTables struct {
+	lbase [29]uint16 // base length of length codes 257..285
+	lext  [29]uint8  // extra bits of length codes
+	dbase [30]uint16 // base distance of distance codes 0..29
+	dext  [30]uint8  // extra bits of distance codes
+}
+
+func newDeflateTables() deflateTables {
+	var t deflateTables
+	// Length codes 257..264 carry no extra bits, then every four codes
+	// carry one more, up to 5; code 285 is 258 exactly.
+	for c := 0; c < 28; c++ {
+		if c >= 8 {
+			t.lext[c] = uint8((c - 4) / 4)
+		}
+		if c == 0 {
+			t.lbase[c] = 3
+		} else {
+			t.lbase[c] = t.lbase[c-1] + 1<<t.lext[c-1]
+		}
+	}
+	t.lbase[28], t.lext[28] = 258, 0
+	// Distance codes 0..3 carry no extra bits, then every two codes carry
+	// one more, up to 13.
+	for c := 0; c < 30; c++ {
+		if c >= 4 {
+			t.dext[c] = uint8((c - 2) / 2)
+		}
+		if c == 0 {
+			t.dbase[c] = 1
+		} else {
+			t.dbase[c] = t.dbase[c-1] + 1<<t.dext[c-1]
+		}
+	}
+	return t
+}
+
+// codeLengthOrder is the order in which a dynamic block's header sends
+// the code lengths of the code-length alphabet (RFC 1951 section 3.2.7).
+func codeLengthOrder(i int) int {
+	const order = "\x10\x11\x12\x00\x08\x07\x09\x06\x0a\x05\x0b\x04\x0c\x03\x0d\x02\x0e\x01\x0f"
+	return int(order[i])
+}
+
+// fixedLitLengths returns the code lengths of the fixed literal/length
+// code (RFC 1951 section 3.2.6): 8 bits for 0..143, 9 for 144..255, 7 for
+// 256..279, 8 for 280..287.
+func fixedLitLengths() [288]uint8 {
+	var l [288]uint8
+	for i := range l {
+		switch {
+		case i < 144:
+			l[i] = 8
+		case i < 256:
+			l[i] = 9
+		case i < 280:
+			l[i] = 7
+		default:
+			l[i] = 8
+		}
+	}
+	return l
+}
+
+// canonicalCodes assigns the canonical Huffman codes of RFC 1951 section
+// 3.2.2 to lengths and returns them bit-reversed, ready to be written
+// least significant bit first.
+func canonicalCodes(lengths []uint8, codes []uint16) {
+	var count [16]uint16
+	for _, l := range lengths {
+		count[l]++
+	}
+	count[0] = 0
+	var next [16]uint16
+	code := uint16(0)
+	for bits := 1; bits < 16; bits++ {
+		code = (code + count[bits-1]) << 1
+		next[bits] = code
+	}
+	for i, l := range lengths {
+		if l == 0 {
+			continue
+		}
+		codes[i] = reverseBits(next[l], l)
+		next[l]++
+	}
+}
+
+// reverseBits reverses the low n bits of v.
+func reverseBits(v uint16, n uint8) uint16 {
+	r := uint16(0)
+	for i := uint8(0); i < n; i++ {
+		r = r<<1 | v&1
+		v >>= 1
+	}
+	return r
+}
