@@ -2,9 +2,11 @@ package rig
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/savanna-sim/savanna/rig/scenario"
 	"github.com/savanna-sim/savanna/sim"
+	"github.com/savanna-sim/savanna/sim/qat"
 )
 
 // event is a scheduled scenario event; it is its own sim.Handler.
@@ -12,15 +14,20 @@ type event struct {
 	w    *world
 	e    scenario.Event
 	link func(up bool)
+	// fault injects or clears a QAT fault.
+	fault func(at time.Duration) error
+	err   error
 }
 
 // Fire runs the event's action.
-func (ev *event) Fire(*sim.Engine, uint64) {
+func (ev *event) Fire(e *sim.Engine, _ uint64) {
 	switch {
 	case ev.e.LinkDown != "":
 		ev.link(false)
 	case ev.e.LinkUp != "":
 		ev.link(true)
+	case ev.fault != nil:
+		ev.err = ev.fault(e.Now())
 	}
 }
 
@@ -38,8 +45,37 @@ func (w *world) buildEvents() error {
 				return w.v.Errorf(key, "NIC %s is not on any link", ref)
 			}
 			ev.link = l.SetUp
+		case e.QATFault != nil || e.QATClear != nil:
+			f, inject := e.QATFault, true
+			if f == nil {
+				f, inject = e.QATClear, false
+			}
+			action := "qat_fault"
+			if !inject {
+				action = "qat_clear"
+			}
+			h := w.hosts[f.Host]
+			if h.qat == nil {
+				return w.v.Errorf(key+"."+action+".host", "host %s has no QAT devices", f.Host)
+			}
+			devs := h.qat.Devices()
+			if f.Device < 0 || f.Device >= len(devs) {
+				return w.v.Errorf(key+"."+action+".device", "host %s has %d QAT device(s); device %d does not exist", f.Host, len(devs), f.Device)
+			}
+			kind := qat.FaultKind(f.Kind)
+			if err := kind.Validate(); err != nil {
+				return w.v.Errorf(key+"."+action+".kind", "%v", err)
+			}
+			d := devs[f.Device]
+			if inject {
+				ev.fault = func(at time.Duration) error {
+					return d.InjectFault(kind, qat.FaultParams{At: at, Rate: f.Rate, Delay: f.For})
+				}
+			} else {
+				ev.fault = func(time.Duration) error { return d.Clear(kind) }
+			}
 		default:
-			return w.v.Errorf(key, "this event needs a model this Savanna version does not wire yet (reload, qat_fault, qat_clear, stop_app and start_app come with the HTTP and QAT apps)")
+			return w.v.Errorf(key, "this event needs a model this Savanna version does not wire yet (reload, stop_app and start_app come with the HTTP server app)")
 		}
 		w.events = append(w.events, ev)
 		w.eng.At(e.At, ev, 0)

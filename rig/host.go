@@ -13,6 +13,7 @@ import (
 	"github.com/savanna-sim/savanna/sim/cost"
 	"github.com/savanna-sim/savanna/sim/nic"
 	"github.com/savanna-sim/savanna/sim/numa"
+	"github.com/savanna-sim/savanna/sim/qat"
 )
 
 // defaultHugepages2M is the 2 MiB pages reserved per node when a scenario
@@ -30,6 +31,8 @@ type host struct {
 	prices *sim.Prices
 	cores  map[int]*sim.Core
 	nics   []*port
+	// qat is the host's QAT driver, nil when the host has no devices.
+	qat *qat.Service
 }
 
 // port is a NIC of a host with what the rig set up on it.
@@ -86,6 +89,25 @@ func (w *world) buildHost(name string, h *scenario.Host, portID *uint16) (*host,
 			p.ip, _ = netip.ParsePrefix(n.IP)
 		}
 		out.nics = append(out.nics, p)
+	}
+	if len(h.QAT) > 0 {
+		var cfg qat.Config
+		for i := range h.QAT {
+			qk := fmt.Sprintf("%s.qat[%d]", key, i)
+			var dc qat.DeviceConfig
+			if err := w.v.Decode(qk, &h.QAT[i], &dc); err != nil {
+				return nil, err
+			}
+			if !out.topo.HasNode(dc.NUMANode) {
+				return nil, w.v.Errorf(qk+".numa_node", "node %d does not exist on %s", dc.NUMANode, out.topo.Name)
+			}
+			cfg.Devices = append(cfg.Devices, dc)
+		}
+		svc, err := qat.NewService(cfg, qat.Options{Memory: mem, RNG: w.eng.RNG("qat:" + name), Clock: w.eng.Now})
+		if err != nil {
+			return nil, w.v.Errorf(key+".qat", "%v", err)
+		}
+		out.qat = svc
 	}
 	return out, nil
 }

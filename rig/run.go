@@ -62,6 +62,9 @@ func Run(s *scenario.Scenario, opts Options) (*report.Report, error) {
 			return nil, &InvalidError{err}
 		}
 		w.run()
+		if err := w.eventErrors(); err != nil {
+			return nil, &InvalidError{err}
+		}
 		if err := w.closeCaptures(); err != nil {
 			return nil, err
 		}

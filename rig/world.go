@@ -143,6 +143,17 @@ func (w *world) run() {
 	w.eng.RunUntil(f.Warmup + duration(f))
 }
 
+// eventErrors returns the first error an event met while running (a
+// fault the model refused), located at the event.
+func (w *world) eventErrors() error {
+	for i, ev := range w.events {
+		if ev.err != nil {
+			return w.v.Errorf(fmt.Sprintf("events[%d]", i), "%v", ev.err)
+		}
+	}
+	return nil
+}
+
 func duration(f *scenario.File) time.Duration {
 	if f.Duration == 0 {
 		return time.Second
@@ -199,6 +210,9 @@ func (w *world) figures() report.Tree {
 			ht.Set("cpu.all.busy_pct", report.Round(100*(user+kernel).Seconds()/window.Seconds()/n, 3))
 		}
 		hugepageFigures(ht.Sub("hugepages"), h.mem.Stats())
+		if h.qat != nil {
+			ht.AddStruct("qat", h.qat.Stats())
+		}
 	}
 	for _, l := range w.links {
 		t.Sub("links").AddStruct(strings.ReplaceAll(l.Name(), ".", "_"), l.Stats())
