@@ -80,6 +80,20 @@ var _ = Describe("simrun run", func() {
 		}
 	})
 
+	It("wires QAT devices and their fault events", func() {
+		code, out, errOut := simrun("run", "testdata/qat-reset.yaml")
+		Expect(errOut).To(BeEmpty())
+		Expect(code).To(Equal(0))
+		Expect(out).To(MatchRegexp(`web\.qat\.devices\.0\.resets\s+1`))
+		Expect(out).To(MatchRegexp(`web\.qat\.devices\.0\.instances\s+64`))
+		path := filepath.Join(GinkgoT().TempDir(), "bad.yaml")
+		data, _ := os.ReadFile("testdata/qat-reset.yaml")
+		Expect(os.WriteFile(path, []byte(strings.Replace(string(data), "kind: reset", "kind: meltdown", 1)), 0o644)).To(Succeed())
+		code, _, errOut = simrun("run", path)
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(MatchRegexp(`bad\.yaml:\d+:\d+: key "events\[0\]\.qat_fault\.kind": `))
+	})
+
 	It("rejects a bad flag value and a missing file with exit 2", func() {
 		code, _, errOut := simrun("run", "quickstart", "--format", "xml")
 		Expect(code).To(Equal(2))
