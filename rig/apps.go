@@ -57,8 +57,10 @@ type appKind struct {
 // package variable, so the package keeps no mutable state.
 func appKinds() map[string]appKind {
 	return map[string]appKind{
-		"pktgen":  {summary: "UDP frame generator at a set rate; measures round trips (DPDK pktgen's shape)", build: buildPktgen},
-		"testpmd": {summary: "forwards frames back out of their port, io or macswap (DPDK testpmd's shape)", build: buildTestpmd},
+		"pktgen":          {summary: "UDP frame generator at a set rate; measures round trips (DPDK pktgen's shape)", build: buildPktgen},
+		"testpmd":         {summary: "forwards frames back out of their port, io or macswap (DPDK testpmd's shape)", build: buildTestpmd},
+		"redis-server":    {summary: "RESP key-value server on the host's stack, one event loop per stack core", build: buildRedisServer},
+		"redis-benchmark": {summary: "load generator in redis-benchmark's shape (clients, requests, commands, pipeline)", build: buildRedisBenchmark},
 	}
 }
 

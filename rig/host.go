@@ -33,6 +33,8 @@ type host struct {
 	nics   []*port
 	// qat is the host's QAT driver, nil when the host has no devices.
 	qat *qat.Service
+	// stack is the host's network stack, nil when it has none.
+	stack *hostStack
 }
 
 // port is a NIC of a host with what the rig set up on it.

@@ -63,6 +63,11 @@ func build(s *scenario.Scenario, v *scenario.Variant, opts Options, seed uint64)
 		w.links = append(w.links, link)
 	}
 	for _, name := range w.hostOrder {
+		if err := w.buildStack(w.hosts[name]); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range w.hostOrder {
 		if err := w.buildApps(w.hosts[name], v.File.Hosts[name]); err != nil {
 			return nil, err
 		}
@@ -212,6 +217,9 @@ func (w *world) figures() report.Tree {
 		hugepageFigures(ht.Sub("hugepages"), h.mem.Stats())
 		if h.qat != nil {
 			ht.AddStruct("qat", h.qat.Stats())
+		}
+		if h.stack != nil {
+			h.stack.figures(ht)
 		}
 	}
 	for _, l := range w.links {

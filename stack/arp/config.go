@@ -23,11 +23,12 @@ type Config struct {
 	// MaxEntries bounds the table (default 256).
 	MaxEntries int `yaml:"max_entries"`
 	// PendingPerDest bounds packets queued for one destination while it
-	// resolves (default 48: the 45 fragments of a 64 KiB datagram over a
-	// 1500-byte MTU fit, so a first large datagram is not lost to ARP).
+	// resolves (default 101, Linux's unres_qlen: the 45 fragments of a
+	// 64 KiB datagram fit, and so do the SYNs of a load generator that
+	// opens a hundred connections at once).
 	PendingPerDest int `yaml:"pending_per_dest"`
 	// PendingTotal bounds packets queued over all destinations (default
-	// 256; Linux's unres_qlen is 101 per neighbour).
+	// 1024).
 	PendingTotal int `yaml:"pending_total"`
 	// GratuitousCount is how many announcements Start sends (default 1).
 	GratuitousCount int `yaml:"gratuitous_count"`
@@ -45,8 +46,8 @@ func DefaultConfig() Config {
 		RetransmitInterval: time.Second,
 		MaxRequests:        3,
 		MaxEntries:         256,
-		PendingPerDest:     48,
-		PendingTotal:       256,
+		PendingPerDest:     101,
+		PendingTotal:       1024,
 		GratuitousCount:    1,
 		GratuitousInterval: time.Second,
 	}

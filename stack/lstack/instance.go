@@ -21,6 +21,9 @@ type Config struct {
 	Iface iface.Config
 	// TCP is the TCP configuration.
 	TCP tcp.Config
+	// Mode selects the prices charged: the user-space stack's or the
+	// kernel's.
+	Mode Mode
 	// TxOffloads are the transmit offloads enabled on the port
 	// (hw.PortConf.TxOffloads). With TCP checksum offload, neither TCP
 	// nor the network layer sums segments: the NIC does.
@@ -45,6 +48,8 @@ type Stats struct {
 	TxRingFull uint64 `json:"tx_ring_full_drops"`
 	// NoMbuf counts allocations refused by the mempool.
 	NoMbuf uint64 `json:"no_mbuf"`
+	// ARPShared counts ARP frames copied to peer instances.
+	ARPShared uint64 `json:"arp_shared"`
 }
 
 // Instance is one stack on one queue pair.
@@ -54,21 +59,64 @@ type Instance struct {
 	pool  hw.Mempool
 	ifc   *iface.Interface
 	tcp   *tcp.Stack
+	mode  Mode
+	// raw is the core's meter; meter is what the layers charge (the
+	// kernel's prices in ModeKernel).
+	raw   hw.Meter
 	meter hw.Meter
 	now   time.Duration
 	txOff hw.TxOffloads
+	// slept says the application side found nothing on its last wait: a
+	// kernel thread went to sleep and must be woken.
+	slept bool
 	// tcpSum is how TCP's segments get their checksum on output.
 	tcpSum iface.Checksum
 
 	rx    [Burst]*hw.Mbuf
 	tx    []*hw.Mbuf
 	stats Stats
+	// peers are the other instances on the same port. NICs steer frames
+	// that are not IP (ARP) to queue 0, so its instance hands a copy of
+	// each ARP frame to its peers, as Gazelle copies ARP packets to every
+	// stack thread: each instance keeps its own neighbour cache.
+	peers []*Instance
+}
+
+// SetPeers names the other instances of the same port.
+func (in *Instance) SetPeers(peers []*Instance) {
+	in.peers = in.peers[:0]
+	for _, p := range peers {
+		if p != in {
+			in.peers = append(in.peers, p)
+		}
+	}
+}
+
+// shareARP gives each peer a copy of an ARP frame.
+func (in *Instance) shareARP(m *hw.Mbuf) {
+	d := m.Data()
+	if len(in.peers) == 0 || len(d) < 14 || d[12] != 0x08 || d[13] != 0x06 {
+		return
+	}
+	for _, p := range in.peers {
+		c := p.pool.Get()
+		if c == nil {
+			p.stats.NoMbuf++
+			continue
+		}
+		if err := c.SetData(d); err != nil {
+			c.Free()
+			continue
+		}
+		in.stats.ARPShared++
+		p.ifc.Input(in.now, c)
+	}
 }
 
 // New makes an instance on queue of dev, allocating mbufs from pool (a
 // pool on the lcore's NUMA node). rng seeds TCP's secrets.
 func New(cfg Config, dev hw.EthDev, queue int, pool hw.Mempool, rng *rand.Rand) (*Instance, error) {
-	in := &Instance{dev: dev, queue: queue, pool: pool, tx: make([]*hw.Mbuf, 0, Burst), txOff: cfg.TxOffloads}
+	in := &Instance{dev: dev, queue: queue, pool: pool, tx: make([]*hw.Mbuf, 0, Burst), txOff: cfg.TxOffloads, mode: cfg.Mode}
 	if cfg.Iface.MAC == "" {
 		cfg.Iface.MAC = dev.MACAddr().String()
 	}
@@ -104,6 +152,9 @@ func (in *Instance) Start(now time.Duration) {
 	in.ifc.Start(now)
 }
 
+// Mode returns the instance's cost mode.
+func (in *Instance) Mode() Mode { return in.mode }
+
 // Iface returns the network layer.
 func (in *Instance) Iface() *iface.Interface { return in.ifc }
 
@@ -117,18 +168,25 @@ func (in *Instance) Stats() Stats { return in.stats }
 // what they produced. It reports whether it did any work and its next
 // deadline.
 func (in *Instance) Poll(m hw.Meter) (bool, time.Duration) {
-	if in.meter != m {
-		in.meter = m
-		in.ifc.SetMeter(m)
-		in.tcp.SetMeter(m)
+	if in.raw != m {
+		in.raw, in.meter = m, m
+		if in.mode == ModeKernel {
+			in.meter = kernelMeter{m}
+		}
+		in.ifc.SetMeter(in.meter)
+		in.tcp.SetMeter(in.meter)
 	}
 	in.now = m.Now()
 	in.stats.Polls++
 	n := in.dev.RxBurst(in.queue, in.rx[:])
 	if n > 0 {
+		if in.mode == ModeKernel {
+			in.meter.Charge(hw.CostInterrupt, 1)
+		}
 		in.stats.RxBursts++
 		in.stats.RxPackets += uint64(n)
 		for i, mb := range in.rx[:n] {
+			in.shareARP(mb)
 			in.ifc.Input(in.now, mb)
 			in.rx[i] = nil
 		}

@@ -1,0 +1,157 @@
+package redis
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/savanna-sim/savanna/apps/resp"
+	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/tcp"
+)
+
+// ServerStats are a server instance's counters.
+type ServerStats struct {
+	Accepted       uint64 `json:"accepted"`
+	Closed         uint64 `json:"closed"`
+	Commands       uint64 `json:"commands"`
+	ProtocolErrors uint64 `json:"protocol_errors"`
+	// Refused counts connections the stack refused (max_connections).
+	Open int `json:"open"`
+}
+
+// Server is a RESP key-value server on one stack instance. Several
+// instances of a host each run one, over one shared Store (the
+// simulation is single-threaded; a real multi-threaded server would
+// shard or lock).
+type Server struct {
+	in     *lstack.Instance
+	ln     *tcp.Listener
+	store  *resp.Store
+	conns  map[*tcp.Conn]*serverConn
+	events []tcp.Event
+	buf    []byte
+	args   [][]byte
+	stats  ServerStats
+}
+
+type serverConn struct {
+	c   *tcp.Conn
+	in  []byte // received bytes not yet parsed
+	out []byte // replies not yet written
+}
+
+// NewServer listens on port of in's address.
+func NewServer(in *lstack.Instance, port uint16, store *resp.Store) (*Server, error) {
+	ln, err := in.Listen(port, 1024)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{in: in, ln: ln, store: store, conns: map[*tcp.Conn]*serverConn{}, buf: make([]byte, 16<<10)}, nil
+}
+
+// Stats returns the counters.
+func (s *Server) Stats() ServerStats {
+	st := s.stats
+	st.Open = len(s.conns)
+	return st
+}
+
+// ResetStats zeroes the counters (the end of a warm-up).
+func (s *Server) ResetStats() { s.stats = ServerStats{} }
+
+// Poll runs one turn of the event loop: accept, read, execute, reply.
+func (s *Server) Poll(m hw.Meter) (bool, time.Duration) {
+	s.events = s.in.TCP().Events(s.events[:0])
+	worked := false
+	for _, ev := range s.events {
+		switch {
+		case ev.Listener == s.ln:
+			for {
+				c, ok := s.in.Accept(m, s.ln)
+				if !ok {
+					break
+				}
+				s.conns[c] = &serverConn{c: c}
+				s.stats.Accepted++
+				worked = true
+			}
+		case ev.Conn != nil:
+			if sc := s.conns[ev.Conn]; sc != nil {
+				s.serve(m, sc, ev.Mask)
+				worked = true
+			}
+		}
+	}
+	s.in.Wait(m, worked)
+	return worked, hw.NoDeadline
+}
+
+func (s *Server) serve(m hw.Meter, sc *serverConn, mask tcp.EventMask) {
+	if mask&(tcp.EventReadable|tcp.EventHangup|tcp.EventError) != 0 {
+		for {
+			n, err := s.in.Read(m, sc.c, s.buf)
+			sc.in = append(sc.in, s.buf[:n]...)
+			if err != nil {
+				if !errors.Is(err, io.EOF) || len(sc.in) == 0 {
+					s.drop(m, sc)
+					return
+				}
+				break
+			}
+			if n < len(s.buf) {
+				break
+			}
+		}
+		s.execute(m, sc)
+	}
+	s.flush(m, sc)
+}
+
+// execute runs every complete command received, appending replies.
+func (s *Server) execute(m hw.Meter, sc *serverConn) {
+	off := 0
+	for off < len(sc.in) {
+		args, n, err := resp.ParseCommand(sc.in[off:], s.args)
+		s.args = args
+		if errors.Is(err, resp.ErrIncomplete) {
+			break
+		}
+		if err != nil {
+			s.stats.ProtocolErrors++
+			sc.out = resp.AppendError(sc.out, "ERR "+err.Error())
+			sc.in = sc.in[:0]
+			return
+		}
+		off += n
+		m.Charge(hw.CostRESPCommand, 1)
+		m.Charge(hw.CostParseByte, int64(n))
+		sc.out = s.store.Execute(sc.out, args)
+		s.stats.Commands++
+	}
+	sc.in = append(sc.in[:0], sc.in[off:]...)
+}
+
+func (s *Server) flush(m hw.Meter, sc *serverConn) {
+	for len(sc.out) > 0 {
+		n, err := s.in.Write(m, sc.c, sc.out)
+		if err != nil {
+			s.drop(m, sc)
+			return
+		}
+		sc.out = sc.out[n:]
+		if n == 0 {
+			break // wait for EventWritable
+		}
+	}
+	if len(sc.out) == 0 {
+		sc.out = sc.out[:0:cap(sc.out)]
+	}
+}
+
+func (s *Server) drop(m hw.Meter, sc *serverConn) {
+	_ = s.in.Close(m, sc.c)
+	delete(s.conns, sc.c)
+	s.stats.Closed++
+}

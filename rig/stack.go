@@ -1,0 +1,282 @@
+package rig
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"sort"
+	"strconv"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/savanna-sim/savanna/apps/redis"
+	"github.com/savanna-sim/savanna/apps/resp"
+	"github.com/savanna-sim/savanna/sim/nic"
+	"github.com/savanna-sim/savanna/stack/iface"
+	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/tcp"
+)
+
+// hostStack is a host's network stack: one instance per stack core, each
+// on its own queue pair of the host's NIC.
+type hostStack struct {
+	mode      lstack.Mode
+	port      *port
+	instances []*lstack.Instance
+	cores     []int
+	store     *resp.Store // shared by the host's redis-server apps
+}
+
+// buildStack makes the host's stack instances, when the host has a stack.
+func (w *world) buildStack(h *host) error {
+	st := w.v.File.Hosts[h.name].Stack
+	if st == nil {
+		return nil
+	}
+	key := h.key + ".stack"
+	if len(st.Cores) == 0 {
+		return w.v.Errorf(key+".cores", "a stack needs at least one core (one instance per core)")
+	}
+	var p *port
+	for _, n := range h.nics {
+		if n.ip.IsValid() {
+			if p != nil {
+				return w.v.Errorf(key, "the stack serves one NIC with an ip; this host has several")
+			}
+			p = n
+		}
+	}
+	if p == nil {
+		return w.v.Errorf(key, "the stack needs a NIC with an ip on host %s", h.name)
+	}
+	if len(p.pools) < len(st.Cores) {
+		return w.v.Errorf(key+".cores", "%d stack cores need %d queue pairs; NIC %s has %d (set rx_queues)", len(st.Cores), len(st.Cores), p.name, len(p.pools))
+	}
+	tcpCfg := tcp.DefaultConfig()
+	if len(st.Tunables) > 0 {
+		node := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for _, k := range sortedKeys(st.Tunables) {
+			v := st.Tunables[k]
+			node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k, Line: v.Line, Column: v.Column}, &v)
+		}
+		if err := w.v.Decode(key+".tunables", node, &tcpCfg); err != nil {
+			return err
+		}
+	}
+	if st.Congestion != "" {
+		tcpCfg.CongestionControl = st.Congestion
+	}
+	if st.MaxConnections > 0 {
+		tcpCfg.MaxConns = st.MaxConnections
+	}
+	if err := tcpCfg.Validate(); err != nil {
+		return w.v.Errorf(key+".tunables", "%v", err)
+	}
+	hs := &hostStack{port: p, cores: st.Cores, store: resp.NewStore()}
+	if st.Kind == "kernel" {
+		hs.mode = lstack.ModeKernel
+	}
+	cfg := w.v.File.Hosts[h.name].NICs[indexOf(h, p)].PortConfig
+	txOff, _ := nic.ParseTxOffloads(cfg.TxOffloads)
+	for q, cpu := range st.Cores {
+		core, err := h.core(w, cpu, hs.mode == lstack.ModeLstack)
+		if err != nil {
+			return w.v.Errorf(fmt.Sprintf("%s.cores[%d]", key, q), "%v", err)
+		}
+		in, err := lstack.New(lstack.Config{
+			Iface:      iface.Config{Address: p.ip.String()},
+			TCP:        tcpCfg,
+			Mode:       hs.mode,
+			TxOffloads: txOff,
+		}, p.dev, q, p.pools[q], w.eng.RNG(fmt.Sprintf("tcp:%s:%d", h.name, q)))
+		if err != nil {
+			return w.v.Errorf(key, "%v", err)
+		}
+		if err := p.dev.BindQueue(q, core); err != nil {
+			return w.v.Errorf(key, "%v", err)
+		}
+		in.Start(w.eng.Now())
+		core.Attach(in)
+		hs.instances = append(hs.instances, in)
+	}
+	for _, in := range hs.instances {
+		in.SetPeers(hs.instances)
+	}
+	p.users = len(st.Cores)
+	h.stack = hs
+	return nil
+}
+
+func indexOf(h *host, p *port) int {
+	for i, n := range h.nics {
+		if n == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// stackFigures reports each instance's counters.
+func (hs *hostStack) figures(t interface {
+	AddStruct(string, any)
+}) {
+	for i, in := range hs.instances {
+		pre := "stack." + strconv.Itoa(i)
+		t.AddStruct(pre+".instance", in.Stats())
+		t.AddStruct(pre+".tcp", in.TCP().Stats())
+		t.AddStruct(pre+".iface", in.Iface().Stats())
+	}
+}
+
+// stackApp finds the instances an app runs on.
+func (w *world) stackApp(h *host, key string) (*hostStack, error) {
+	if h.stack == nil {
+		return nil, w.v.Errorf(key, "this app runs on a network stack; give host %s a stack (stack: {kind: lstack, cores: [...]})", h.name)
+	}
+	return h.stack, nil
+}
+
+type redisServerSpec struct {
+	AppCommon `yaml:",inline"`
+	Port      uint16 `yaml:"port"`
+}
+
+type redisServerRunner struct{ servers []*redis.Server }
+
+func (r redisServerRunner) ResetStats(time.Duration) {
+	for _, s := range r.servers {
+		s.ResetStats()
+	}
+}
+
+func (r redisServerRunner) Figures(time.Duration) any {
+	out := map[string]redis.ServerStats{}
+	var total redis.ServerStats
+	for i, s := range r.servers {
+		st := s.Stats()
+		out[strconv.Itoa(i)] = st
+		total.Accepted += st.Accepted
+		total.Closed += st.Closed
+		total.Commands += st.Commands
+		total.ProtocolErrors += st.ProtocolErrors
+		total.Open += st.Open
+	}
+	return struct {
+		Total       redis.ServerStats            `json:"total"`
+		PerInstance map[string]redis.ServerStats `json:"instance"`
+	}{total, out}
+}
+
+func buildRedisServer(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
+	var spec redisServerSpec
+	if err := w.v.Decode(key, node, &spec); err != nil {
+		return "", nil, err
+	}
+	if spec.Port == 0 {
+		spec.Port = 6379
+	}
+	hs, err := w.stackApp(h, key)
+	if err != nil {
+		return "", nil, err
+	}
+	var r redisServerRunner
+	for i, in := range hs.instances {
+		s, err := redis.NewServer(in, spec.Port, hs.store)
+		if err != nil {
+			return "", nil, w.v.Errorf(key+".port", "%v", err)
+		}
+		h.cores[hs.cores[i]].Attach(s)
+		r.servers = append(r.servers, s)
+	}
+	return spec.Name, r, nil
+}
+
+type redisBenchSpec struct {
+	AppCommon         `yaml:",inline"`
+	redis.BenchConfig `yaml:",inline"`
+	// Target is the server's ip:port.
+	Target string `yaml:"target"`
+}
+
+type redisBenchRunner struct{ b *redis.Benchmark }
+
+func (r redisBenchRunner) ResetStats(time.Duration) { r.b.ResetStats() }
+
+func (r redisBenchRunner) Figures(time.Duration) any {
+	s := r.b.Stats()
+	out := map[string]any{
+		"avg_ms": s.AvgMS, "p99_ms": s.P99MS, "errors": s.Errors,
+		"connect_failures": s.ConnectFailures, "finished": s.Finished,
+	}
+	for name, c := range s.Commands {
+		out[name] = c
+	}
+	return out
+}
+
+func buildRedisBenchmark(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
+	var spec redisBenchSpec
+	if err := w.v.Decode(key, node, &spec); err != nil {
+		return "", nil, err
+	}
+	if err := spec.BenchConfig.Validate(); err != nil {
+		return "", nil, w.v.Errorf(key, "%v", err)
+	}
+	target, err := netip.ParseAddrPort(spec.Target)
+	if err != nil || !target.Addr().Is4() {
+		return "", nil, w.v.Errorf(key+".target", "%q is not an IPv4 address and port such as 10.0.0.1:6379", spec.Target)
+	}
+	hs, err := w.stackApp(h, key)
+	if err != nil {
+		return "", nil, err
+	}
+	in := hs.instances[0]
+	remote := tcp.Addr{IP: target.Addr().As4(), Port: target.Port()}
+	ports := rssPorts(hs.port, in.Iface().Addr(), remote, 0)
+	b, err := redis.NewBenchmark(spec.BenchConfig, in, remote, ports)
+	if err != nil {
+		return "", nil, w.v.Errorf(key, "%v", err)
+	}
+	h.cores[hs.cores[0]].Attach(b)
+	return spec.Name, redisBenchRunner{b}, nil
+}
+
+// rssPorts returns a picker of local ports whose replies from remote the
+// port's RSS steers to queue q, as user-space stacks choose source ports
+// for connections they open (each instance sees only its own queue).
+func rssPorts(p *port, local [4]byte, remote tcp.Addr, q int) func(int) uint16 {
+	reta := p.dev.RETA()
+	key := p.dev.RSSKey()
+	next := uint16(20000)
+	return func(int) uint16 {
+		for ; next < 65535; next++ {
+			if len(reta) == 0 || !multiQueue(p) {
+				next++
+				return next - 1
+			}
+			var in [12]byte
+			copy(in[0:4], remote.IP[:])
+			copy(in[4:8], local[:])
+			binary.BigEndian.PutUint16(in[8:], remote.Port)
+			binary.BigEndian.PutUint16(in[10:], next)
+			h := nic.ToeplitzHash(key, in[:])
+			if int(reta[h%uint32(len(reta))]) == q {
+				next++
+				return next - 1
+			}
+		}
+		return 0
+	}
+}
+
+func multiQueue(p *port) bool { return len(p.pools) > 1 }
+
+func sortedKeys(m map[string]yaml.Node) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
