@@ -108,6 +108,10 @@ type Benchmark struct {
 	buf     []byte
 	value   []byte
 
+	// opened counts connections started; connecting those not yet
+	// established.
+	opened, connecting int
+
 	phase      int
 	phaseStart time.Duration
 	sent, done int
@@ -181,6 +185,8 @@ func (b *Benchmark) Poll(m hw.Meter) (bool, time.Duration) {
 		}
 		if !bc.open && ev.Conn.Connected() {
 			bc.open = true
+			b.connecting--
+			b.connect(m)
 			if b.allOpen() {
 				b.startPhase(m)
 			}
@@ -196,12 +202,21 @@ func (b *Benchmark) Poll(m hw.Meter) (bool, time.Duration) {
 	return worked, hw.NoDeadline
 }
 
+// maxConnecting bounds handshakes in flight while the clients connect,
+// so that a thousand SYNs do not overflow the neighbour cache's queue
+// or the server's SYN backlog before the first one is answered (the real
+// tool's clients are created one after another, each costing a
+// connect(2) and a first write, which spreads them out the same way).
+const maxConnecting = 64
+
+// connect starts connections until maxConnecting are in flight.
 func (b *Benchmark) connect(m hw.Meter) {
-	for i := 0; i < b.cfg.Clients; i++ {
+	for b.opened < b.cfg.Clients && b.connecting < maxConnecting {
 		var lp uint16
 		if b.port != nil {
-			lp = b.port(i)
+			lp = b.port(b.opened)
 		}
+		b.opened++
 		c, err := b.in.Connect(m, lp, b.remote)
 		if err != nil {
 			b.connFails++
@@ -210,20 +225,21 @@ func (b *Benchmark) connect(m hw.Meter) {
 		bc := &benchClient{c: c}
 		b.clients = append(b.clients, bc)
 		b.byConn[c] = bc
+		b.connecting++
 	}
 }
 
 func (b *Benchmark) allOpen() bool {
-	for _, bc := range b.clients {
-		if !bc.open {
-			return false
-		}
-	}
-	return true
+	return b.opened == b.cfg.Clients && b.connecting == 0
 }
 
 func (b *Benchmark) fail(m hw.Meter, bc *benchClient) {
 	b.errors++
+	if !bc.open {
+		b.connecting--
+		b.connFails++
+		b.connect(m)
+	}
 	delete(b.byConn, bc.c)
 	for i, x := range b.clients {
 		if x == bc {

@@ -8,6 +8,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/scenarios"
 )
 
 // simrun runs the CLI in-process and returns exit code, stdout, stderr.
@@ -101,6 +103,16 @@ var _ = Describe("simrun run", func() {
 		code, _, errOut = simrun("run", "nope.yaml")
 		Expect(code).To(Equal(2))
 		Expect(errOut).To(ContainSubstring("no such file, and no bundled scenario"))
+	})
+})
+
+var _ = Describe("the bundled scenarios", func() {
+	It("each run with every expectation holding", func() {
+		for _, name := range scenarios.Names() {
+			code, out, errOut := simrun("run", name)
+			Expect(errOut).To(BeEmpty(), name)
+			Expect(code).To(Equal(0), "%s:\n%s", name, out)
+		}
 	})
 })
 
