@@ -1,0 +1,203 @@
+package tcp
+
+// ring is a byte ring buffer that grows on demand up to limit, so that
+// thousands of idle connections do not each hold megabytes. Bytes [0, n)
+// from head are the stored stream; on the receive side bytes beyond n (up
+// to the capacity) may hold out-of-order data written with writeAt.
+type ring struct {
+	buf   []byte
+	head  int
+	n     int
+	limit int
+}
+
+// ringInitial is the first allocation of a buffer.
+const ringInitial = 16 << 10
+
+func newRing(limit int) ring { return ring{limit: limit} }
+
+func (r *ring) length() int { return r.n }
+func (r *ring) free() int   { return r.limit - r.n }
+
+// grow makes the capacity at least need (need <= limit), keeping every
+// byte of the old capacity (stream and out-of-order data) at the same
+// offsets from head.
+func (r *ring) grow(need int) {
+	if need <= len(r.buf) {
+		return
+	}
+	c := len(r.buf) * 2
+	if c < ringInitial {
+		c = ringInitial
+	}
+	if c < need {
+		c = need
+	}
+	if c > r.limit {
+		c = r.limit
+	}
+	nb := make([]byte, c)
+	if len(r.buf) > 0 {
+		k := copy(nb, r.buf[r.head:])
+		copy(nb[k:], r.buf[:r.head])
+	}
+	r.buf = nb
+	r.head = 0
+}
+
+// write appends up to free() bytes of p to the stream.
+func (r *ring) write(p []byte) int {
+	if len(p) > r.free() {
+		p = p[:r.free()]
+	}
+	if len(p) == 0 {
+		return 0
+	}
+	r.writeAt(r.n, p)
+	r.n += len(p)
+	return len(p)
+}
+
+// writeAt stores p at offset off from head without changing the stream
+// length (off+len(p) <= limit).
+func (r *ring) writeAt(off int, p []byte) {
+	r.grow(off + len(p))
+	c := len(r.buf)
+	i := (r.head + off) % c
+	k := copy(r.buf[i:], p)
+	copy(r.buf, p[k:])
+}
+
+// extend adds k bytes already written with writeAt to the stream.
+func (r *ring) extend(k int) { r.n += k }
+
+// peek copies bytes from stream offset off into p and returns the count.
+func (r *ring) peek(off int, p []byte) int {
+	if off >= r.n {
+		return 0
+	}
+	if len(p) > r.n-off {
+		p = p[:r.n-off]
+	}
+	c := len(r.buf)
+	i := (r.head + off) % c
+	k := copy(p, r.buf[i:])
+	if k < len(p) {
+		copy(p[k:], r.buf)
+	}
+	return len(p)
+}
+
+// discard drops k bytes from the front of the stream.
+func (r *ring) discard(k int) {
+	if k > r.n {
+		k = r.n
+	}
+	r.n -= k
+	// head keeps moving even when the stream empties: out-of-order data
+	// may sit beyond it at fixed offsets.
+	if len(r.buf) > 0 {
+		r.head = (r.head + k) % len(r.buf)
+	}
+}
+
+// read copies and discards up to len(p) bytes.
+func (r *ring) read(p []byte) int {
+	k := r.peek(0, p)
+	r.discard(k)
+	return k
+}
+
+// release frees the memory of an empty buffer (on close, TIME-WAIT).
+func (r *ring) release() {
+	r.buf = nil
+	r.head, r.n = 0, 0
+}
+
+// seqRange is a range [start, end) of sequence space.
+type seqRange struct {
+	start, end Seq
+	stamp      uint64 // recency, for choosing SACK blocks (RFC 2018 section 4)
+}
+
+// assembler tracks the out-of-order ranges received beyond RCV.NXT, in
+// ascending order and never touching. The data itself sits in the
+// receive ring at its offset, so memory is bounded by the window; the
+// number of ranges is bounded by max (RFC 9293 section 3.10.7.4 lets a
+// receiver keep or drop out-of-order segments).
+type assembler struct {
+	r     []seqRange
+	max   int
+	stamp uint64
+}
+
+func newAssembler(max int) assembler { return assembler{max: max} }
+
+// add records [start, end), merging neighbours. It returns false, leaving
+// the ranges unchanged, when that would need more than max ranges.
+func (a *assembler) add(start, end Seq) bool {
+	a.stamp++
+	// Find the first range whose end >= start.
+	i := 0
+	for i < len(a.r) && a.r[i].end.LessThan(start) {
+		i++
+	}
+	j := i
+	for j < len(a.r) && a.r[j].start.LessEq(end) {
+		j++
+	}
+	if i == j {
+		if len(a.r) >= a.max {
+			return false
+		}
+		if a.r == nil {
+			a.r = make([]seqRange, 0, a.max)
+		}
+		a.r = append(a.r, seqRange{})
+		copy(a.r[i+1:], a.r[i:])
+		a.r[i] = seqRange{start, end, a.stamp}
+		return true
+	}
+	ns := seqMin(start, a.r[i].start)
+	ne := seqMax(end, a.r[j-1].end)
+	a.r[i] = seqRange{ns, ne, a.stamp}
+	a.r = append(a.r[:i+1], a.r[j:]...)
+	return true
+}
+
+// popContiguous removes the range that starts at or before nxt (if any)
+// and returns its end, the new RCV.NXT.
+func (a *assembler) popContiguous(nxt Seq) (Seq, bool) {
+	if len(a.r) == 0 || a.r[0].start.GreaterThan(nxt) {
+		return nxt, false
+	}
+	end := seqMax(a.r[0].end, nxt)
+	a.r = append(a.r[:0], a.r[1:]...)
+	return end, true
+}
+
+func (a *assembler) empty() bool { return len(a.r) == 0 }
+
+func (a *assembler) reset() { a.r = a.r[:0] }
+
+// sackBlocks fills dst with up to len(dst) ranges, most recently changed
+// first (RFC 2018 section 4), and returns the count.
+func (a *assembler) sackBlocks(dst []SACKBlock) int {
+	n := 0
+	var last uint64 = ^uint64(0)
+	for n < len(dst) {
+		best := -1
+		for i := range a.r {
+			if a.r[i].stamp < last && (best < 0 || a.r[i].stamp > a.r[best].stamp) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		dst[n] = SACKBlock{a.r[best].start, a.r[best].end}
+		last = a.r[best].stamp
+		n++
+	}
+	return n
+}

@@ -1,0 +1,402 @@
+package tcp
+
+import (
+	"io"
+	"time"
+
+	"github.com/savanna-sim/savanna/hw"
+)
+
+// Conn is one TCP connection (a TCB, RFC 9293 section 3.3.1) and its
+// socket API. Socket calls never block and never send by themselves: they
+// change buffers and state, and the next (*Stack).Poll emits the
+// segments.
+type Conn struct {
+	s     *Stack
+	id    fourTuple
+	state State
+	seqNo uint64 // creation order, for deterministic tie-breaks
+
+	// Listener that created a passive connection, until accepted.
+	listener  *Listener
+	inAcceptQ bool
+
+	// Send sequence space (RFC 9293 section 3.3.1), plus SND.MAX, the
+	// highest sequence number sent (SND.NXT can fall back on timeout).
+	iss                    Seq
+	sndUna, sndNxt, sndMax Seq
+	sndWnd                 int
+	maxSndWnd              int
+	sndWl1, sndWl2         Seq
+	sndBuf                 ring
+	sndBufSeq              Seq // sequence number of the first byte of sndBuf
+	finQueued              bool
+
+	// Receive sequence space.
+	irs        Seq
+	rcvNxt     Seq
+	rcvBuf     ring
+	rcvAdvEdge Seq // right edge of the last advertised window
+	ooo        assembler
+	finRcvd    bool
+	peerFin    bool // a FIN arrived out of order at peerFinSeq
+	peerFinSeq Seq
+
+	// Negotiated options.
+	mss         int    // payload bytes per segment we send (options excluded)
+	advMSS      uint16 // MSS we advertise
+	sndWscale   uint8  // shift for windows the peer advertises
+	rcvWscale   uint8  // shift for windows we advertise
+	wsOK        bool
+	tsOK        bool
+	sackOK      bool
+	tsOffset    uint32
+	tsRecent    uint32
+	tsRecentAt  time.Duration
+	lastAckSent Seq
+
+	// Retransmission (RFC 6298) and RTT sampling with Karn's algorithm.
+	rtt       rttEstimator
+	rttTiming bool
+	rttSeq    Seq
+	rttStart  time.Duration
+	retries   int
+
+	// Congestion control and loss recovery (RFC 5681, 6582, 6675).
+	cc         congestionControl
+	ccs        ccState
+	inRecovery bool
+	recover    Seq
+	highRxt    Seq
+	dupAcks    int
+	sb         scoreboard
+
+	// ACK generation (RFC 1122 4.2.3.2, RFC 5681 section 4.2).
+	ackNow       bool
+	unackedBytes int
+
+	// Timer deadlines; 0 means off.
+	rtoAt, delackAt, persistAt, keepAt, closeAt time.Duration
+	persistBackoff                              int
+	heapIdx                                     int
+	heapAt                                      time.Duration
+
+	// Socket options.
+	noDelay    bool
+	keepAlive  bool
+	keepIdle   time.Duration
+	keepIntvl  time.Duration
+	keepCount  int
+	keepProbes int
+	lastRcvAt  time.Duration
+
+	// Application side.
+	err        error
+	orphan     bool // Close called: nobody reads any more
+	pendingRST bool
+	dirty      bool
+	evPending  EventMask
+	evQueued   bool
+	hook       func(*Conn, EventMask)
+}
+
+func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
+	c := &Conn{
+		s:         s,
+		id:        id,
+		iss:       iss,
+		sndUna:    iss,
+		sndNxt:    iss,
+		sndMax:    iss,
+		sndBufSeq: iss + 1,
+		sndBuf:    newRing(s.cfg.SendBuffer),
+		rcvBuf:    newRing(s.cfg.RecvBuffer),
+		ooo:       newAssembler(s.cfg.MaxOOORanges),
+		sb:        newScoreboard(s.cfg.MaxOOORanges),
+		advMSS:    uint16(s.cfg.MTU - 40),
+		rtt:       newRTTEstimator(s.cfg.InitialRTO, s.cfg.MinRTO, s.cfg.MaxRTO),
+		heapIdx:   -1,
+		noDelay:   s.cfg.NoDelay,
+		keepAlive: s.cfg.KeepAlive,
+		keepIdle:  s.cfg.KeepAliveIdle,
+		keepIntvl: s.cfg.KeepAliveInterval,
+		keepCount: s.cfg.KeepAliveCount,
+	}
+	s.connSeq++
+	c.seqNo = s.connSeq
+	c.cc, _ = newCC(s.cfg.CongestionControl)
+	a, b := id.words()
+	c.tsOffset = uint32(sipHash24(s.tsKey, []uint64{a, b}))
+	// Our window scale: the smallest shift that lets the whole receive
+	// buffer be advertised (RFC 7323 section 2.3, at most 14).
+	for c.rcvWscale < 14 && s.cfg.RecvBuffer>>c.rcvWscale > 0xffff {
+		c.rcvWscale++
+	}
+	s.conns[id] = c
+	return c
+}
+
+// removeConn forgets c: it leaves the demultiplexing table, the timer
+// heap and its listener's queues, and frees its buffers.
+func (s *Stack) removeConn(c *Conn) {
+	if c.state == StateClosed && s.conns[c.id] != c {
+		return
+	}
+	if c.listener != nil {
+		c.listener.forget(c)
+	}
+	if s.conns[c.id] == c {
+		delete(s.conns, c.id)
+	}
+	c.setState(StateClosed)
+	c.sndBuf.release()
+	c.ooo.reset()
+	c.sb.reset()
+	if c.heapIdx >= 0 {
+		heapRemove(&s.timers, c.heapIdx)
+	}
+}
+
+// LocalAddr returns the local address and port.
+func (c *Conn) LocalAddr() Addr { return Addr{c.id.localAddr, c.id.localPort} }
+
+// RemoteAddr returns the remote address and port.
+func (c *Conn) RemoteAddr() Addr { return Addr{c.id.remoteAddr, c.id.remotePort} }
+
+// State returns the connection's state.
+func (c *Conn) State() State { return c.state }
+
+// Err returns the error that ended the connection, if any.
+func (c *Conn) Err() error { return c.err }
+
+// SetNoDelay switches Nagle's algorithm off (true) or on (RFC 896,
+// RFC 1122 4.2.3.4).
+func (c *Conn) SetNoDelay(on bool) { c.noDelay = on; c.s.markDirty(c) }
+
+// SetKeepAlive configures keep-alive (RFC 1122 4.2.3.6); zero durations
+// and count keep the current values.
+func (c *Conn) SetKeepAlive(on bool, idle, interval time.Duration, count int) {
+	c.keepAlive = on
+	if idle > 0 {
+		c.keepIdle = idle
+	}
+	if interval > 0 {
+		c.keepIntvl = interval
+	}
+	if count > 0 {
+		c.keepCount = count
+	}
+	c.keepAt = 0
+	c.s.markDirty(c)
+}
+
+// SetCongestionControl selects "newreno" or "cubic" for this connection.
+// Changing it mid-connection restarts the controller from the current
+// window.
+func (c *Conn) SetCongestionControl(name string) error {
+	cc, err := newCC(name)
+	if err != nil {
+		return err
+	}
+	cwnd, ssthresh := c.ccs.cwnd, c.ccs.ssthresh
+	c.cc = cc
+	if c.ccs.mss > 0 {
+		cc.init(&c.ccs, c.s.cfg.InitialWindow)
+		c.ccs.cwnd, c.ccs.ssthresh = cwnd, ssthresh
+	}
+	return nil
+}
+
+// SetEventHook registers fn, called synchronously whenever readiness
+// conditions of c become true (in addition to the stack's ready list).
+func (c *Conn) SetEventHook(fn func(*Conn, EventMask)) { c.hook = fn }
+
+// Readable reports whether Read would return data, EOF or an error.
+func (c *Conn) Readable() bool {
+	return c.rcvBuf.length() > 0 || c.finRcvd || c.err != nil
+}
+
+// Writable reports whether Write would accept at least one byte.
+func (c *Conn) Writable() bool {
+	return c.canWrite() && c.sndBuf.free() > 0
+}
+
+func (c *Conn) canWrite() bool {
+	switch c.state {
+	case StateSynSent, StateSynReceived, StateEstablished, StateCloseWait:
+		return !c.finQueued && c.err == nil
+	}
+	return false
+}
+
+// Connected reports whether the handshake has completed.
+func (c *Conn) Connected() bool { return c.state.synchronized() }
+
+// Read copies received data into p. It returns io.EOF once the peer's FIN
+// has been read past, the connection's error after a reset or timeout,
+// and ErrWouldBlock when nothing is available yet.
+func (c *Conn) Read(p []byte) (int, error) {
+	if c.rcvBuf.length() == 0 {
+		switch {
+		case c.finRcvd:
+			return 0, io.EOF
+		case c.err != nil:
+			return 0, c.err
+		case c.orphan || c.state == StateClosed:
+			return 0, ErrClosed
+		}
+		return 0, ErrWouldBlock
+	}
+	before := c.rcvBuf.free()
+	n := c.rcvBuf.read(p)
+	c.s.charge(hw.CostCopyByte, n)
+	// Window update (RFC 9293 section 3.8.6.2.2 / RFC 1122 4.2.3.3):
+	// announce the freed space once it is worth a segment, without
+	// waiting for the peer to probe.
+	if c.state.synchronized() && c.windowUpdateWorthIt(before) {
+		c.ackNow = true
+		c.s.markDirty(c)
+	}
+	return n, nil
+}
+
+// windowUpdateWorthIt reports whether the right edge we could announce
+// now moved enough past the last announced one: at least min(RecvBuffer/2,
+// MSS), receiver-side silly window avoidance.
+func (c *Conn) windowUpdateWorthIt(freeBefore int) bool {
+	edge := c.rcvNxt.Add(c.rcvBuf.free())
+	grow := edge.Sub(c.rcvAdvEdge)
+	thr := minInt(c.s.cfg.RecvBuffer/2, int(c.advMSS))
+	return grow >= thr && (c.rcvAdvEdge.Sub(c.rcvNxt) < thr || grow >= c.s.cfg.RecvBuffer/4)
+}
+
+// Write copies as much of p as fits into the send buffer and returns the
+// count; ErrWouldBlock when nothing fits. Data written before the
+// handshake completes is sent once it does.
+func (c *Conn) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	if !c.canWrite() {
+		return 0, ErrClosed
+	}
+	n := c.sndBuf.write(p)
+	c.s.charge(hw.CostCopyByte, n)
+	if n == 0 && len(p) > 0 {
+		return 0, ErrWouldBlock
+	}
+	if n > 0 {
+		c.s.markDirty(c)
+	}
+	return n, nil
+}
+
+// SendBuffered returns the bytes written but not yet acknowledged.
+func (c *Conn) SendBuffered() int { return c.sndBuf.length() }
+
+// RecvBuffered returns the bytes received and not yet read.
+func (c *Conn) RecvBuffered() int { return c.rcvBuf.length() }
+
+// CloseWrite half-closes the connection: a FIN follows the buffered data
+// (RFC 9293 section 3.10.4 CLOSE, the sending side only). Reading goes on.
+func (c *Conn) CloseWrite() error {
+	switch c.state {
+	case StateSynSent:
+		// Nothing was synchronized: just delete the TCB.
+		c.s.removeConn(c)
+		return nil
+	case StateSynReceived, StateEstablished:
+		c.finQueued = true
+		if c.state == StateEstablished {
+			c.setState(StateFinWait1)
+		}
+	case StateCloseWait:
+		c.finQueued = true
+		c.setState(StateLastAck)
+	case StateClosed:
+		return ErrClosed
+	default:
+		return nil // already closing
+	}
+	c.s.markDirty(c)
+	return nil
+}
+
+// Close closes both directions. Unread received data makes it an abort
+// (RST), as Linux and RFC 2525 section 2.17 do; data arriving after Close
+// is answered with RST too. The connection lives on in the stack until
+// its FIN is acknowledged and TIME-WAIT ends.
+func (c *Conn) Close() error {
+	if c.state == StateClosed {
+		return nil
+	}
+	if c.rcvBuf.length() > 0 && c.state.synchronized() {
+		c.Abort()
+		return nil
+	}
+	c.orphan = true
+	if c.state == StateFinWait2 {
+		c.closeAt = 0 // armed by the next timer pass
+	}
+	err := c.CloseWrite()
+	c.s.markDirty(c)
+	return err
+}
+
+// Abort resets the connection (RFC 9293 section 3.10.5 ABORT): a RST is
+// sent at the next Poll in synchronized states, and the TCB is deleted.
+func (c *Conn) Abort() {
+	if c.state == StateClosed {
+		return
+	}
+	send := c.state.synchronized() || c.state == StateSynReceived
+	if c.err == nil {
+		c.err = ErrConnAborted
+	}
+	c.s.removeConn(c)
+	if send {
+		c.pendingRST = true
+		c.s.markDirty(c)
+	}
+}
+
+// ConnInfo is a snapshot of a connection's internals, in the spirit of
+// Linux's struct tcp_info.
+type ConnInfo struct {
+	State       string        `json:"state"`
+	SRTT        time.Duration `json:"srtt"`
+	RTTVar      time.Duration `json:"rttvar"`
+	RTO         time.Duration `json:"rto"`
+	Cwnd        int           `json:"cwnd"`
+	Ssthresh    int           `json:"ssthresh"`
+	MSS         int           `json:"mss"`
+	SndWnd      int           `json:"snd_wnd"`
+	SndWscale   uint8         `json:"snd_wscale"`
+	RcvWscale   uint8         `json:"rcv_wscale"`
+	Timestamps  bool          `json:"timestamps"`
+	SACK        bool          `json:"sack"`
+	InRecovery  bool          `json:"in_recovery"`
+	Unacked     int           `json:"unacked"`
+	CC          string        `json:"congestion_control"`
+	SACKedBytes int           `json:"sacked_bytes"`
+}
+
+// Info returns a snapshot of c's internals.
+func (c *Conn) Info() ConnInfo {
+	return ConnInfo{
+		State: c.state.String(), SRTT: c.rtt.srtt, RTTVar: c.rtt.rttvar, RTO: c.rtt.current(),
+		Cwnd: c.ccs.cwnd, Ssthresh: c.ccs.ssthresh, MSS: c.mss, SndWnd: c.sndWnd,
+		SndWscale: c.sndWscale, RcvWscale: c.rcvWscale, Timestamps: c.tsOK, SACK: c.sackOK,
+		InRecovery: c.inRecovery, Unacked: c.sndMax.Sub(c.sndUna), CC: c.cc.name(),
+		SACKedBytes: c.sb.sackedIn(c.sndUna, c.sndMax),
+	}
+}
+
+// fail ends the connection with err, notifying the application.
+func (c *Conn) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+	c.s.removeConn(c)
+	c.notify(EventError | EventHangup | EventReadable | EventWritable)
+}

@@ -1,0 +1,30 @@
+// Package tcp is Savanna's TCP engine: a complete, sans-I/O
+// implementation of RFC 9293 with MSS, window scaling, timestamps and
+// PAWS (RFC 7323), SACK (RFC 2018) with RFC 6675 loss recovery, RFC 6298
+// retransmission timers, fast retransmit and NewReno recovery (RFC 5681,
+// RFC 6582), CUBIC (RFC 9438), delayed ACKs, Nagle, keep-alive, zero
+// window probing, RFC 5961 RST/SYN/ACK checks, SYN cookies (RFC 4987) and
+// RFC 6528 ISNs.
+//
+// The engine never reads a clock, blocks or starts goroutines. Its
+// boundary with the network layer is three calls:
+//
+//   - (*Stack).Input(now, src, dst, segment) takes a received TCP segment
+//     (header and payload, IPv4 addresses beside it);
+//   - Output.SendSegment(now, src, dst, segment) is called for every
+//     segment the engine emits; the bytes are lent for the call;
+//   - (*Stack).Poll(now) runs due timers and queued socket work and
+//     returns the next deadline.
+//
+// Sockets (Listener, Conn) are non-blocking and expose readiness through
+// (*Stack).Events for an epoll-like layer above. See docs/tcp.md for the
+// feature list with RFC references, tunables, counters and known gaps.
+//
+// The code is split by concern in the manner of gVisor's tcpip/transport/tcp
+// and smoltcp's socket/tcp: header.go (wire format), seq.go, stack.go
+// (demultiplexing, output, timer heap), conn.go (TCB and socket API),
+// connect.go (active open, option negotiation), accept.go (listeners, SYN
+// queue, cookies), rcv.go (segment arrival), snd.go (transmission, SACK
+// recovery), timers.go, rtt.go, cc*.go, sack.go, buffer.go, cookie.go,
+// isn.go, stats.go, config.go.
+package tcp

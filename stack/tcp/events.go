@@ -1,0 +1,74 @@
+package tcp
+
+// EventMask is a set of readiness conditions, for an epoll-like layer
+// above the engine.
+type EventMask uint8
+
+// Readiness conditions.
+const (
+	// EventReadable: data, end of stream or an error can be read.
+	EventReadable EventMask = 1 << iota
+	// EventWritable: the send buffer has room (also signals a completed
+	// active open).
+	EventWritable
+	// EventError: the connection failed (reset, refused, timed out).
+	EventError
+	// EventHangup: the peer closed its side (FIN received) or the
+	// connection is gone.
+	EventHangup
+	// EventAcceptable: a listener has a connection to Accept.
+	EventAcceptable
+)
+
+// Event is one entry of the stack's ready list: a connection or a
+// listener and the conditions that became true since it was last drained.
+type Event struct {
+	Conn     *Conn
+	Listener *Listener
+	Mask     EventMask
+}
+
+// Events appends the pending readiness events to dst and empties the
+// ready list. Each connection or listener appears at most once, with the
+// union of its conditions, in the order they first became ready.
+func (s *Stack) Events(dst []Event) []Event {
+	for i := range s.ready {
+		e := s.ready[i]
+		if e.Conn != nil {
+			e.Mask = e.Conn.evPending
+			e.Conn.evPending = 0
+			e.Conn.evQueued = false
+		} else {
+			e.Mask = e.Listener.evPending
+			e.Listener.evPending = 0
+			e.Listener.evQueued = false
+		}
+		if e.Mask != 0 {
+			dst = append(dst, e)
+		}
+		s.ready[i] = Event{}
+	}
+	s.ready = s.ready[:0]
+	return dst
+}
+
+// notify records readiness conditions of c for the ready list and the
+// connection's hook.
+func (c *Conn) notify(m EventMask) {
+	if c.hook != nil {
+		c.hook(c, m)
+	}
+	c.evPending |= m
+	if !c.evQueued {
+		c.evQueued = true
+		c.s.ready = append(c.s.ready, Event{Conn: c})
+	}
+}
+
+func (l *Listener) notify(m EventMask) {
+	l.evPending |= m
+	if !l.evQueued {
+		l.evQueued = true
+		l.s.ready = append(l.s.ready, Event{Listener: l})
+	}
+}
