@@ -1,0 +1,68 @@
+package inflate_test
+
+import (
+	"bytes"
+	stdflate "compress/flate"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/klauspost/compress/flate"
+
+	"github.com/savanna-sim/savanna/zlibshim/inflate"
+)
+
+// FuzzDecode feeds arbitrary bytes, in pieces chosen by the seed, to the
+// decoder: it must never panic, and whenever Go's compress/flate accepts
+// the stream the decoder must produce the same bytes.
+func FuzzDecode(f *testing.F) {
+	for i, lvl := range []int{0, 1, 6, 9, flate.HuffmanOnly} {
+		var b bytes.Buffer
+		w, _ := flate.NewWriter(&b, lvl)
+		_, _ = w.Write(bytes.Repeat([]byte("zlibshim fuzz seed 0123456789 "), 40+i))
+		_ = w.Flush()
+		_, _ = w.Write([]byte("tail"))
+		_ = w.Close()
+		f.Add(b.Bytes(), uint64(i))
+	}
+	f.Add([]byte{0x03, 0x00}, uint64(7))
+	f.Add([]byte{0x07}, uint64(8))
+	f.Fuzz(func(t *testing.T, src []byte, seed uint64) {
+		want, werr := io.ReadAll(io.LimitReader(stdflate.NewReader(bytes.NewReader(src)), 1<<18))
+		r := rand.New(rand.NewPCG(seed, seed>>7))
+		var z inflate.Decoder
+		var got []byte
+		buf := make([]byte, 4096)
+		in := src
+		var err error
+		for steps := 0; steps < 1<<18 && len(got) <= 1<<18; steps++ {
+			piece := in[:min(len(in), r.IntN(64))]
+			dst := buf[:1+r.IntN(len(buf))]
+			nd, ns, e := z.Decode(dst, piece)
+			got = append(got, dst[:nd]...)
+			in = in[ns:]
+			if e != nil {
+				if !errors.Is(e, inflate.ErrCorrupt) {
+					t.Fatalf("error %v does not wrap ErrCorrupt", e)
+				}
+				err = e
+				break
+			}
+			if z.Done() || (len(in) == 0 && nd == 0 && len(piece) == 0) {
+				break
+			}
+		}
+		if werr == nil && len(want) < 1<<18 {
+			if err != nil || !z.Done() {
+				t.Fatalf("compress/flate decoded %d bytes; decoder: done=%v err=%v", len(want), z.Done(), err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("output differs from compress/flate (%d vs %d bytes)", len(got), len(want))
+			}
+		}
+		if z.Done() && werr != nil && !errors.Is(werr, io.ErrUnexpectedEOF) {
+			t.Logf("decoder accepted a stream compress/flate rejects: %v", werr)
+		}
+	})
+}
