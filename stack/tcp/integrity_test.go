@@ -128,8 +128,16 @@ var _ = Describe("Integrity over a lossy wire", func() {
 					d.n += int64(n)
 					d.eof = err == io.EOF
 					nextRead = w.now + 200*time.Microsecond
+					if n > 0 && d.n%(256<<10) < int64(n) {
+						// A 30 ms pause every 256 KiB: the window
+						// closes completely.
+						nextRead = w.now + 30*time.Millisecond
+					}
 				}
 				next := nextRead
+				if next <= w.now {
+					next = w.now + 200*time.Microsecond
+				}
 				if !w.step(next) {
 					w.now = next
 				}
@@ -137,8 +145,8 @@ var _ = Describe("Integrity over a lossy wire", func() {
 			}
 			Expect(d.n).To(BeEquivalentTo(size))
 			Expect(d.h.Sum(nil)).To(Equal(st.h.Sum(nil)))
-			GinkgoWriter.Printf("slow reader %s loss %.2f: %v virtual, zero-window probes %d, rto %d\n",
-				cc, loss, w.now, w.stacks[0].Stats().ZeroWindowProbes, w.stacks[0].Stats().RtoTimeouts)
+			GinkgoWriter.Printf("slow reader %s loss %.2f: %v virtual, zero-window probes %d, rto %d, receiver drops %+v\n",
+				cc, loss, w.now, w.stacks[0].Stats().ZeroWindowProbes, w.stacks[0].Stats().RtoTimeouts, w.stacks[1].Stats().Drops)
 		},
 		Entry("cubic, clean", CCCubic, 0.0, uint64(41)),
 		Entry("newreno, 2% loss", CCNewReno, 0.02, uint64(42)),

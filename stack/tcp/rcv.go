@@ -494,6 +494,11 @@ func (c *Conn) receive(now time.Duration, r *Repr) {
 			// At least every second full-sized segment (RFC 5681
 			// section 4.2, RFC 1122 4.2.3.2).
 			c.ackNow = true
+		} else if c.rcvBuf.free() < int(c.advMSS) {
+			// The window is (nearly) closed: the sender can send
+			// nothing more, so holding the ACK only delays it (and
+			// may trip its RTO). Linux acks at once here too.
+			c.ackNow = true
 		} else if c.delackAt == 0 {
 			c.delackAt = now + s.cfg.DelayedAckTimeout
 		}
