@@ -24,6 +24,17 @@ type Output interface {
 	SendSegment(now time.Duration, src, dst [4]byte, seg []byte) error
 }
 
+// SegmentLender is an Output that can lend the engine the buffer a
+// segment is built in: the tailroom of the mbuf that will carry it. The
+// engine then writes each segment once, straight into the buffer the NIC
+// sends, and SendSegment passes it on without a copy (Gazelle's zero-copy
+// path). SegmentBuffer returns nil when it cannot lend n bytes; the
+// engine then builds the segment in its own scratch buffer.
+type SegmentLender interface {
+	Output
+	SegmentBuffer(n int) []byte
+}
+
 // Addr is an IPv4 address and port.
 type Addr struct {
 	IP   [4]byte
@@ -217,6 +228,11 @@ func (s *Stack) replyRST(now time.Duration, id fourTuple, r *Repr) {
 // offset off (buf may be nil).
 func (s *Stack) send(now time.Duration, id fourTuple, o *Repr, buf *ring, off, n int) {
 	b := s.scratch
+	if l, ok := s.out.(SegmentLender); ok {
+		if lent := l.SegmentBuffer(MaxHeaderLen + n); lent != nil {
+			b = lent
+		}
+	}
 	hl := o.Emit(b)
 	if n > 0 {
 		buf.peek(off, b[hl:hl+n])

@@ -1,0 +1,422 @@
+package gonet
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/savanna-sim/savanna/stack/rt"
+	"github.com/savanna-sim/savanna/stack/tcp"
+)
+
+// Options size a connection's rings.
+type Options struct {
+	// RxRing and TxRing are the receive and send ring sizes in bytes, a
+	// power of two (default 64 KiB each). They sit in front of TCP's own
+	// buffers, as Gazelle's per-socket rings sit in front of lwIP's.
+	RxRing int `yaml:"rx_ring"`
+	TxRing int `yaml:"tx_ring"`
+}
+
+// DefaultRing is the default ring size.
+const DefaultRing = 64 << 10
+
+func (o Options) withDefaults() Options {
+	if o.RxRing == 0 {
+		o.RxRing = DefaultRing
+	}
+	if o.TxRing == 0 {
+		o.TxRing = DefaultRing
+	}
+	return o
+}
+
+// Validate names the first bad key.
+func (o Options) Validate() error {
+	for _, r := range []struct {
+		key string
+		v   int
+	}{{"rx_ring", o.RxRing}, {"tx_ring", o.TxRing}} {
+		if r.v != 0 && (r.v < 1024 || r.v > 1<<26 || r.v&(r.v-1) != 0) {
+			return errors.New(r.key + ": not a power of two in 1024..64Mi")
+		}
+	}
+	return nil
+}
+
+// Conn is a TCP connection on Savanna's stack. It implements net.Conn
+// and, like *net.TCPConn, CloseWrite.
+type Conn struct {
+	lc           *rt.Lcore
+	task         *rt.Task
+	laddr, raddr *net.TCPAddr
+
+	rx, tx       *byteRing
+	rdSig, wrSig chan struct{}
+	closeCh      chan struct{}
+	rdDl, wrDl   *deadline
+	rdMu, wrMu   sync.Mutex
+
+	// Set by the lcore, read by the application.
+	eof     atomic.Bool
+	errp    atomic.Pointer[error]
+	rxStall atomic.Bool
+
+	// Set by the application, read by the lcore.
+	closed atomic.Bool
+	shutW  atomic.Bool
+
+	// Lcore only.
+	tc       *tcp.Conn
+	eofSeen  bool
+	shutDone bool
+	gone     bool
+	dialRes  chan error
+}
+
+func newConn(lc *rt.Lcore, o Options) *Conn {
+	o = o.withDefaults()
+	c := &Conn{lc: lc, rx: newByteRing(o.RxRing), tx: newByteRing(o.TxRing),
+		rdSig: make(chan struct{}, 1), wrSig: make(chan struct{}, 1), closeCh: make(chan struct{}),
+		rdDl: newDeadline(), wrDl: newDeadline()}
+	c.task = rt.NewTask(c.service)
+	return c
+}
+
+// attach binds the engine's connection (lcore only). Nagle is off, as the
+// net package sets TCP_NODELAY on every TCP connection.
+func (c *Conn) attach(lc *rt.Lcore, tc *tcp.Conn) {
+	c.tc = tc
+	c.laddr, c.raddr = tcpAddr(tc.LocalAddr()), tcpAddr(tc.RemoteAddr())
+	tc.SetNoDelay(true)
+	lc.Watch(tc, c)
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// ConnEvent implements rt.ConnHandler.
+func (c *Conn) ConnEvent(lc *rt.Lcore, _ tcp.EventMask) { c.service(lc) }
+
+// LcoreStopped implements rt.ConnHandler.
+func (c *Conn) LcoreStopped() {
+	c.setErr(rt.ErrStopped)
+	if c.dialRes != nil {
+		c.dialRes <- rt.ErrStopped
+		c.dialRes = nil
+	}
+}
+
+func (c *Conn) setErr(err error) {
+	if c.errp.CompareAndSwap(nil, &err) {
+		signal(c.rdSig)
+		signal(c.wrSig)
+	}
+}
+
+// service moves bytes between the rings and the engine and carries out
+// half-close and close (lcore only). It runs on every readiness event and
+// every kick from the application.
+func (c *Conn) service(lc *rt.Lcore) {
+	if c.gone || c.tc == nil {
+		return
+	}
+	if c.dialRes != nil {
+		if err := c.tc.Err(); err != nil {
+			c.dialRes <- err
+			c.dialRes = nil
+			c.finish(lc)
+			return
+		}
+		if c.closed.Load() {
+			c.dialRes <- net.ErrClosed
+			c.dialRes = nil
+			c.finish(lc)
+			return
+		}
+		if !c.tc.Connected() {
+			return
+		}
+		c.dialRes <- nil
+		c.dialRes = nil
+	}
+	c.pushTx()
+	if !c.closed.Load() {
+		c.pullRx()
+	}
+	if err := c.tc.Err(); err != nil {
+		c.setErr(err)
+	}
+	if (c.shutW.Load() || c.closed.Load()) && !c.shutDone && c.tx.length() == 0 && c.errp.Load() == nil {
+		c.shutDone = true
+		if !c.closed.Load() {
+			_ = c.tc.CloseWrite()
+		}
+	}
+	if c.closed.Load() && (c.tx.length() == 0 || c.errp.Load() != nil) {
+		c.finish(lc)
+	}
+}
+
+// finish closes the engine's connection and forgets it. Unread received
+// bytes make it an abort (RST), as Linux does on close(2) (RFC 2525
+// section 2.17).
+func (c *Conn) finish(lc *rt.Lcore) {
+	c.gone = true
+	lc.Unwatch(c.tc)
+	if c.rx.length() > 0 || c.tc.RecvBuffered() > 0 {
+		c.tc.Abort()
+		return
+	}
+	_ = c.tc.Close()
+}
+
+func (c *Conn) pushTx() {
+	freed := false
+	for {
+		b := c.tx.readable()
+		if len(b) == 0 {
+			break
+		}
+		n, err := c.tc.Write(b)
+		if n > 0 {
+			c.tx.consume(n)
+			freed = true
+		}
+		if err != nil {
+			if !errors.Is(err, tcp.ErrWouldBlock) {
+				c.setErr(err)
+			}
+			break
+		}
+		if n < len(b) {
+			break
+		}
+	}
+	if freed {
+		signal(c.wrSig)
+	}
+}
+
+func (c *Conn) pullRx() {
+	if c.eofSeen {
+		return
+	}
+	got := false
+	for {
+		w := c.rx.writable()
+		if len(w) == 0 {
+			// Full: ask the reader to kick us once it made room, and
+			// look again in case it already did.
+			c.rxStall.Store(true)
+			if c.rx.space() == 0 {
+				break
+			}
+			c.rxStall.Store(false)
+			continue
+		}
+		n, err := c.tc.Read(w)
+		if n > 0 {
+			c.rx.commit(n)
+			got = true
+		}
+		if err == io.EOF {
+			c.eofSeen = true
+			c.eof.Store(true)
+			got = true
+			break
+		}
+		if err != nil {
+			if !errors.Is(err, tcp.ErrWouldBlock) {
+				c.setErr(err)
+			}
+			break
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if got {
+		signal(c.rdSig)
+	}
+}
+
+func (c *Conn) opErr(op string, err error) error {
+	var src net.Addr
+	if c.laddr != nil {
+		src = c.laddr
+	}
+	var dst net.Addr
+	if c.raddr != nil {
+		dst = c.raddr
+	}
+	return opError(op, src, dst, err)
+}
+
+// Read implements net.Conn.
+func (c *Conn) Read(p []byte) (int, error) {
+	c.rdMu.Lock()
+	defer c.rdMu.Unlock()
+	for {
+		if c.closed.Load() {
+			return 0, c.opErr("read", net.ErrClosed)
+		}
+		if c.rdDl.expired() {
+			return 0, c.opErr("read", os.ErrDeadlineExceeded)
+		}
+		if len(p) == 0 {
+			return 0, nil
+		}
+		if n := c.rx.read(p); n > 0 {
+			if c.rxStall.Load() && c.rxStall.CompareAndSwap(true, false) {
+				c.lc.Kick(c.task)
+			}
+			return n, nil
+		}
+		if c.eof.Load() {
+			if c.rx.length() == 0 {
+				return 0, io.EOF
+			}
+			continue
+		}
+		if e := c.errp.Load(); e != nil {
+			if c.rx.length() == 0 {
+				return 0, c.opErr("read", sysErr("read", *e))
+			}
+			continue
+		}
+		select {
+		case <-c.rdSig:
+		case <-c.rdDl.wait():
+		case <-c.closeCh:
+		}
+	}
+}
+
+// Write implements net.Conn. It returns once every byte is in the send
+// ring (the lcore hands them to TCP), or with a short count on error.
+func (c *Conn) Write(p []byte) (int, error) {
+	c.wrMu.Lock()
+	defer c.wrMu.Unlock()
+	total := 0
+	for {
+		if c.closed.Load() {
+			return total, c.opErr("write", net.ErrClosed)
+		}
+		if c.wrDl.expired() {
+			return total, c.opErr("write", os.ErrDeadlineExceeded)
+		}
+		if e := c.errp.Load(); e != nil {
+			return total, c.opErr("write", sysErr("write", *e))
+		}
+		if c.shutW.Load() {
+			return total, c.opErr("write", os.NewSyscallError("write", syscall.EPIPE))
+		}
+		if total == len(p) {
+			return total, nil
+		}
+		if n := c.tx.write(p[total:]); n > 0 {
+			total += n
+			c.lc.Kick(c.task)
+			continue
+		}
+		select {
+		case <-c.wrSig:
+		case <-c.wrDl.wait():
+		case <-c.closeCh:
+		}
+	}
+}
+
+// Close implements net.Conn. Bytes already written are still sent, then
+// a FIN, as with close(2) on a kernel socket; pending Read and Write
+// calls return net.ErrClosed.
+func (c *Conn) Close() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return c.opErr("close", net.ErrClosed)
+	}
+	close(c.closeCh)
+	c.lc.Kick(c.task)
+	return nil
+}
+
+// CloseWrite shuts the sending side down: a FIN follows the bytes
+// written so far (shutdown(2) with SHUT_WR). Reading goes on.
+func (c *Conn) CloseWrite() error {
+	if c.closed.Load() {
+		return c.opErr("close", net.ErrClosed)
+	}
+	c.shutW.Store(true)
+	c.lc.Kick(c.task)
+	return nil
+}
+
+// LocalAddr implements net.Conn.
+func (c *Conn) LocalAddr() net.Addr { return c.laddr }
+
+// RemoteAddr implements net.Conn.
+func (c *Conn) RemoteAddr() net.Addr { return c.raddr }
+
+// SetDeadline implements net.Conn.
+func (c *Conn) SetDeadline(t time.Time) error {
+	if c.closed.Load() {
+		return c.opErr("set", net.ErrClosed)
+	}
+	c.rdDl.set(t)
+	c.wrDl.set(t)
+	return nil
+}
+
+// SetReadDeadline implements net.Conn.
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	if c.closed.Load() {
+		return c.opErr("set", net.ErrClosed)
+	}
+	c.rdDl.set(t)
+	return nil
+}
+
+// SetWriteDeadline implements net.Conn.
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	if c.closed.Load() {
+		return c.opErr("set", net.ErrClosed)
+	}
+	c.wrDl.set(t)
+	return nil
+}
+
+// Lcore returns the lcore that serves the connection (the fd->stack
+// routing entry).
+func (c *Conn) Lcore() int { return c.lc.ID() }
+
+var _ net.Conn = (*Conn)(nil)
+
+// Info returns the engine's view of the connection (state, RTT, windows),
+// like TCP_INFO; it asks the lcore and waits.
+func (c *Conn) Info() (tcp.ConnInfo, error) {
+	res := make(chan tcp.ConnInfo, 1)
+	if err := c.lc.Submit(func(*rt.Lcore) {
+		if c.tc == nil {
+			res <- tcp.ConnInfo{}
+			return
+		}
+		res <- c.tc.Info()
+	}); err != nil {
+		return tcp.ConnInfo{}, err
+	}
+	select {
+	case i := <-res:
+		return i, nil
+	case <-c.lc.Done():
+		return tcp.ConnInfo{}, rt.ErrStopped
+	}
+}

@@ -1,0 +1,273 @@
+package rt
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/stack/iface"
+	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/tcp"
+)
+
+// RxNotifier is implemented by devices that can wake a parked lcore when
+// frames arrive on a queue (ringdev's SetRxNotify, the TAP's fd watcher).
+type RxNotifier interface {
+	SetRxNotify(q int, fn func()) error
+}
+
+// Runtime is a port driven in real time by one or more lcores.
+type Runtime struct {
+	cfg    Config
+	dev    hw.EthDev
+	pool   hw.Mempool
+	lcores []*Lcore
+	fan    []*fanState
+	start  time.Time
+
+	rss  bool
+	key  []byte
+	reta []uint16
+	addr [4]byte
+
+	dialNext     atomic.Uint32
+	arpCopyDrops atomic.Uint64
+
+	startOnce sync.Once
+	stopOnce  sync.Once
+	started   atomic.Bool
+}
+
+type fanState struct {
+	in      []*mbufRing
+	scratch []byte
+}
+
+// New configures dev with one queue pair per lcore (RSS over TCP/IPv4
+// flows when there are several), sets the queues up with mbufs from pool
+// (which must be safe for concurrent use, such as ringdev.Mempool), and
+// makes one lstack.Instance per lcore. Start runs them.
+func New(cfg Config, stackCfg lstack.Config, dev hw.EthDev, pool hw.Mempool) (*Runtime, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("rt: %w", err)
+	}
+	cfg = cfg.WithDefaults()
+	k := cfg.Lcores
+	info := dev.Info()
+	if info.MaxRxQueues < k || info.MaxTxQueues < k {
+		return nil, fmt.Errorf("rt: lcores: %d; port %s offers %d rx and %d tx queues", k, info.DriverName, info.MaxRxQueues, info.MaxTxQueues)
+	}
+	conf := hw.PortConf{RxQueues: k, TxQueues: k, MTU: stackCfg.Iface.MTU, TxOffloads: stackCfg.TxOffloads}
+	if k > 1 && info.RSSHashTypes&hw.RSSIPv4TCP != 0 {
+		conf.RSSHashTypes = hw.RSSIPv4 | hw.RSSIPv4TCP
+	}
+	if err := dev.Configure(conf); err != nil {
+		return nil, fmt.Errorf("rt: %w", err)
+	}
+	r := &Runtime{cfg: cfg, dev: dev, pool: pool, start: time.Now()}
+	for q := 0; q < k; q++ {
+		if err := dev.SetupRxQueue(q, cfg.RxRing, pool); err != nil {
+			return nil, fmt.Errorf("rt: %w", err)
+		}
+		if err := dev.SetupTxQueue(q, cfg.TxRing); err != nil {
+			return nil, fmt.Errorf("rt: %w", err)
+		}
+	}
+	if err := dev.Start(); err != nil {
+		return nil, fmt.Errorf("rt: %w", err)
+	}
+	if conf.RSSHashTypes != 0 {
+		r.rss, r.key, r.reta = true, dev.RSSKey(), dev.RETA()
+		if len(r.reta) == 0 || len(r.key) < 16 {
+			r.rss = false
+		}
+	}
+	seed := rand.New(rand.NewPCG(cfg.Seed, uint64(k)))
+	for q := 0; q < k; q++ {
+		var qdev hw.EthDev = dev
+		if k > 1 {
+			fs := &fanState{in: make([]*mbufRing, k), scratch: make([]byte, 0, pool.DataRoom())}
+			for j := range fs.in {
+				fs.in[j] = newMbufRing(arpCopyRing)
+			}
+			r.fan = append(r.fan, fs)
+			qdev = &fanoutDev{EthDev: dev, rt: r, q: q, in: fs.in}
+		}
+		rng := rand.New(rand.NewPCG(seed.Uint64(), seed.Uint64()))
+		inst, err := lstack.New(stackCfg, qdev, q, pool, rng)
+		if err != nil {
+			return nil, fmt.Errorf("rt: lcore %d: %w", q, err)
+		}
+		lc := &Lcore{id: q, rt: r, inst: inst, meter: NewMeter(r.start), cfg: cfg,
+			wake: make(chan struct{}, 1), done: make(chan struct{}),
+			conns: make(map[*tcp.Conn]ConnHandler), listeners: make(map[*tcp.Listener]ListenerHandler),
+			nextPort: uint16(32768 + rng.IntN(28232))}
+		r.lcores = append(r.lcores, lc)
+		if n, ok := dev.(RxNotifier); ok {
+			if err := n.SetRxNotify(q, lc.Wake); err != nil {
+				return nil, fmt.Errorf("rt: lcore %d: %w", q, err)
+			}
+		}
+	}
+	r.addr = r.lcores[0].inst.Iface().Addr()
+	return r, nil
+}
+
+// Start launches the lcores and returns once each has started its
+// instance.
+func (r *Runtime) Start() {
+	r.startOnce.Do(func() {
+		for _, lc := range r.lcores {
+			started := make(chan struct{})
+			go lc.loop(started)
+			<-started
+		}
+		r.started.Store(true)
+	})
+}
+
+// Stop stops the lcores and waits for them. Sockets still open fail with
+// ErrStopped-derived errors. The port is stopped too.
+func (r *Runtime) Stop() {
+	r.stopOnce.Do(func() {
+		for _, lc := range r.lcores {
+			lc.stopping.Store(true)
+			lc.Wake()
+			select {
+			case lc.wake <- struct{}{}:
+			default:
+			}
+		}
+		if r.started.Load() {
+			for _, lc := range r.lcores {
+				<-lc.done
+			}
+		}
+		_ = r.dev.Stop()
+	})
+}
+
+// Lcores returns the lcores.
+func (r *Runtime) Lcores() []*Lcore { return r.lcores }
+
+// Dev returns the port.
+func (r *Runtime) Dev() hw.EthDev { return r.dev }
+
+// Addr returns the stack's IPv4 address.
+func (r *Runtime) Addr() [4]byte { return r.addr }
+
+// DialLcore returns the lcore an outgoing connection should use: round
+// robin with RSS (the local port is then chosen so that replies land on
+// that lcore's queue, see LocalPortFor), lcore 0 otherwise.
+func (r *Runtime) DialLcore() *Lcore {
+	if !r.rss {
+		return r.lcores[0]
+	}
+	return r.lcores[int(r.dialNext.Add(1))%len(r.lcores)]
+}
+
+// LocalPortFor returns an ephemeral port for a connection from local to
+// remote whose replies the port's RSS steers to lc's queue, or 0 (let TCP
+// choose) without RSS. Lcore only. The caller retries on ErrAddrInUse.
+func (lc *Lcore) LocalPortFor(local [4]byte, remote tcp.Addr) uint16 {
+	r := lc.rt
+	if !r.rss {
+		return 0
+	}
+	// The replies' hash input: their source (the remote) first.
+	var in [12]byte
+	copy(in[0:4], remote.IP[:])
+	copy(in[4:8], local[:])
+	in[8], in[9] = byte(remote.Port>>8), byte(remote.Port)
+	for i := 0; i < 28232; i++ {
+		p := lc.nextPort
+		lc.nextPort++
+		if lc.nextPort < 32768 || lc.nextPort > 60999 {
+			lc.nextPort = 32768
+		}
+		in[10], in[11] = byte(p>>8), byte(p)
+		h := toeplitz(r.key, in[:])
+		if int(r.reta[int(h)%len(r.reta)]) == lc.id {
+			return p
+		}
+	}
+	return 0
+}
+
+// toeplitz is the Microsoft RSS Toeplitz hash (see ringdev.ToeplitzHash).
+func toeplitz(key, input []byte) uint32 {
+	var h uint32
+	for i, b := range input {
+		for bit := 0; bit < 8; bit++ {
+			if b&(0x80>>bit) == 0 {
+				continue
+			}
+			pos := i*8 + bit
+			var w uint64
+			for k := 0; k < 5; k++ {
+				w <<= 8
+				if j := pos/8 + k; j < len(key) {
+					w |= uint64(key[j])
+				}
+			}
+			h ^= uint32(w >> (8 - pos%8))
+		}
+	}
+	return h
+}
+
+// LcoreSnapshot is one lcore's counters.
+type LcoreSnapshot struct {
+	Lcore  int          `json:"lcore"`
+	Driver LcoreStats   `json:"driver"`
+	Stack  lstack.Stats `json:"stack"`
+	Iface  iface.Stats  `json:"iface"`
+	TCP    tcp.Stats    `json:"tcp"`
+	Conns  int          `json:"conns"`
+}
+
+// Snapshot is the runtime's counters.
+type Snapshot struct {
+	Lcores       []LcoreSnapshot `json:"lcores"`
+	Port         hw.EthStats     `json:"port"`
+	Pool         hw.MempoolStats `json:"pool"`
+	ARPCopyDrops uint64          `json:"arp_copy_drops"`
+}
+
+// Snapshot collects the counters, asking running lcores for theirs (so
+// nothing is read while an lcore writes it) and reading stopped ones
+// directly.
+func (r *Runtime) Snapshot() Snapshot {
+	s := Snapshot{Lcores: make([]LcoreSnapshot, len(r.lcores))}
+	for i, lc := range r.lcores {
+		take := func(lc *Lcore) {
+			s.Lcores[i] = LcoreSnapshot{Lcore: lc.id, Driver: lc.stats, Stack: lc.inst.Stats(),
+				Iface: lc.inst.Iface().Stats(), TCP: lc.inst.TCP().Stats(), Conns: lc.inst.TCP().NumConns()}
+		}
+		if !r.started.Load() {
+			take(lc)
+			continue
+		}
+		done := make(chan struct{})
+		if err := lc.Submit(func(lc *Lcore) { take(lc); close(done) }); err == nil {
+			select {
+			case <-done:
+				continue
+			case <-lc.done:
+			}
+		}
+		<-lc.done
+		select {
+		case <-done:
+		default:
+			take(lc)
+		}
+	}
+	s.Port = r.dev.Stats()
+	s.Pool = r.pool.Stats()
+	s.ARPCopyDrops = r.arpCopyDrops.Load()
+	return s
+}
