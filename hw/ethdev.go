@@ -50,7 +50,7 @@ type DevInfo struct {
 	MaxTxDesc     int
 	MinRxDesc     int
 	MinTxDesc     int
-	MaxFrameLen   int // largest frame, headers and FCS excluded as DPDK counts it
+	MaxFrameLen   int // largest frame received, Ethernet header and FCS included (max_rx_pktlen)
 	SpeedMbps     int // nominal link speed
 	RxOffloadCapa RxOffloads
 	TxOffloadCapa TxOffloads
