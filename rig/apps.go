@@ -61,6 +61,8 @@ func appKinds() map[string]appKind {
 		"testpmd":         {summary: "forwards frames back out of their port, io or macswap (DPDK testpmd's shape)", build: buildTestpmd},
 		"redis-server":    {summary: "RESP key-value server on the host's stack, one event loop per stack core", build: buildRedisServer},
 		"redis-benchmark": {summary: "load generator in redis-benchmark's shape (clients, requests, commands, pipeline)", build: buildRedisBenchmark},
+		"http":            {summary: "HTTP/1.1 server in Tengine's shape: a worker per stack core, gzip through the zlib shim (QAT or software), reload", build: buildHTTP},
+		"wrk":             {summary: "HTTP load generator in wrk's shape: closed loop, or open loop at a rate (wrk2 -R)", build: buildWrk},
 	}
 }
 

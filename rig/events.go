@@ -28,6 +28,8 @@ func (ev *event) Fire(e *sim.Engine, _ uint64) {
 		ev.link(true)
 	case ev.fault != nil:
 		ev.err = ev.fault(e.Now())
+	case ev.e.Reload != "":
+		ev.err = ev.w.hosts[ev.e.Reload].reload()
 	}
 }
 
@@ -74,8 +76,12 @@ func (w *world) buildEvents() error {
 			} else {
 				ev.fault = func(time.Duration) error { return d.Clear(kind) }
 			}
+		case e.Reload != "":
+			if w.hosts[e.Reload].reload == nil {
+				return w.v.Errorf(key+".reload", "host %s runs no http app to reload", e.Reload)
+			}
 		default:
-			return w.v.Errorf(key, "this event needs a model this Savanna version does not wire yet (reload, stop_app and start_app come with the HTTP server app)")
+			return w.v.Errorf(key, "stop_app and start_app are part of the format but this Savanna version does not carry them out yet")
 		}
 		w.events = append(w.events, ev)
 		w.eng.At(e.At, ev, 0)

@@ -35,6 +35,9 @@ type host struct {
 	qat *qat.Service
 	// stack is the host's network stack, nil when it has none.
 	stack *hostStack
+	// reload is the graceful reload of the host's HTTP server, nil when
+	// it runs none.
+	reload func() error
 }
 
 // port is a NIC of a host with what the rig set up on it.

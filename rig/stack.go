@@ -10,12 +10,16 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	apphttp "github.com/savanna-sim/savanna/apps/http"
 	"github.com/savanna-sim/savanna/apps/redis"
 	"github.com/savanna-sim/savanna/apps/resp"
+	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/rig/report"
 	"github.com/savanna-sim/savanna/sim/nic"
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/tcp"
+	"github.com/savanna-sim/savanna/zlibshim"
 )
 
 // hostStack is a host's network stack: one instance per stack core, each
@@ -279,4 +283,104 @@ func sortedKeys(m map[string]yaml.Node) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+type httpSpec struct {
+	AppCommon            `yaml:",inline"`
+	apphttp.ServerConfig `yaml:",inline"`
+}
+
+type httpRunner struct {
+	s *apphttp.Server
+}
+
+func (r httpRunner) ResetStats(time.Duration) { r.s.ResetStats() }
+
+func (r httpRunner) Figures(time.Duration) any {
+	t := report.Tree{}
+	t.AddStruct("server", r.s.Stats())
+	for _, p := range r.s.Processes() {
+		st := p.Stats()
+		t.Accumulate("shim", st)
+		t.AddStruct("shim_by_pid."+strconv.Itoa(int(p.PID())), st)
+	}
+	return t
+}
+
+func buildHTTP(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
+	var spec httpSpec
+	if err := w.v.Decode(key, node, &spec); err != nil {
+		return "", nil, err
+	}
+	if err := spec.ServerConfig.Validate(); err != nil {
+		return "", nil, w.v.Errorf(key, "%v", err)
+	}
+	hs, err := w.stackApp(h, key)
+	if err != nil {
+		return "", nil, err
+	}
+	pages := spec.Pages
+	if len(pages) == 0 {
+		pages = []int{16 << 10, 64 << 10, 128 << 10}
+	}
+	corpus := apphttp.NewCorpus(w.eng.RNG("corpus:"+h.name), pages)
+	var svc hw.CompressService
+	if h.qat != nil {
+		svc = h.qat
+	}
+	factory := func(site, worker int, cfg zlibshim.Config) (*zlibshim.Process, error) {
+		core := h.cores[hs.cores[site]]
+		pid := hw.ProcessID(worker)
+		if h.qat != nil {
+			h.qat.BindProcess(pid, core)
+		}
+		return zlibshim.NewProcess(svc, pid, core, cfg)
+	}
+	s, err := apphttp.NewServer(spec.ServerConfig, hs.instances, corpus, factory)
+	if err != nil {
+		return "", nil, w.v.Errorf(key, "%v", err)
+	}
+	for i, site := range s.Sites() {
+		h.cores[hs.cores[i]].Attach(site)
+	}
+	h.reload = s.Reload
+	return spec.Name, httpRunner{s}, nil
+}
+
+type wrkSpec struct {
+	AppCommon         `yaml:",inline"`
+	apphttp.WrkConfig `yaml:",inline"`
+	// Target is the server's ip:port.
+	Target string `yaml:"target"`
+}
+
+type wrkRunner struct{ w *apphttp.Wrk }
+
+func (r wrkRunner) ResetStats(now time.Duration)  { r.w.ResetStats(now) }
+func (r wrkRunner) Figures(now time.Duration) any { return r.w.Stats(now) }
+
+func buildWrk(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
+	var spec wrkSpec
+	if err := w.v.Decode(key, node, &spec); err != nil {
+		return "", nil, err
+	}
+	if err := spec.WrkConfig.Validate(); err != nil {
+		return "", nil, w.v.Errorf(key, "%v", err)
+	}
+	target, err := netip.ParseAddrPort(spec.Target)
+	if err != nil || !target.Addr().Is4() {
+		return "", nil, w.v.Errorf(key+".target", "%q is not an IPv4 address and port such as 10.0.0.1:80", spec.Target)
+	}
+	hs, err := w.stackApp(h, key)
+	if err != nil {
+		return "", nil, err
+	}
+	in := hs.instances[0]
+	remote := tcp.Addr{IP: target.Addr().As4(), Port: target.Port()}
+	g, err := apphttp.NewWrk(spec.WrkConfig, in, remote, rssPorts(hs.port, in.Iface().Addr(), remote, 0))
+	if err != nil {
+		return "", nil, w.v.Errorf(key, "%v", err)
+	}
+	h.cores[hs.cores[0]].Attach(g)
+	return spec.Name, wrkRunner{g}, nil
 }

@@ -101,6 +101,12 @@ func (t Tree) addValue(path string, v reflect.Value) {
 	if !v.IsValid() {
 		return
 	}
+	if v.Type() == reflect.TypeOf(Tree{}) {
+		for _, f := range v.Interface().(Tree).Flatten() {
+			t.Set(join(path, f.Path), f.Value)
+		}
+		return
+	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
@@ -168,4 +174,18 @@ func join(a, b string) string {
 func Round(v float64, decimals int) float64 {
 	p := math.Pow(10, float64(decimals))
 	return math.Round(v*p) / p
+}
+
+// Accumulate flattens a statistics struct as AddStruct does and adds each
+// figure to the one already at the same path under prefix: the total of
+// several processes' or instances' counters.
+func (t Tree) Accumulate(prefix string, v any) {
+	tmp := Tree{}
+	tmp.AddStruct("", v)
+	for _, f := range tmp.Flatten() {
+		p := join(prefix, f.Path)
+		old, _ := t.Lookup(strings.Split(p, "."))
+		prev, _ := old.(float64)
+		t.Set(p, prev+f.Value)
+	}
 }

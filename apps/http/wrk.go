@@ -1,0 +1,292 @@
+package http
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/savanna-sim/savanna/apps/latency"
+	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/tcp"
+)
+
+// WrkConfig are wrk's (and wrk2's) knobs.
+type WrkConfig struct {
+	// Connections is the number of keep-alive connections (-c),
+	// default 10.
+	Connections int `yaml:"connections"`
+	// Rate, when set, is the total requests per second (wrk2's -R): each
+	// connection sends on a fixed schedule and latency is measured from
+	// when a request should have been sent (coordinated omission).
+	// Zero is wrk's closed loop.
+	Rate float64 `yaml:"rate"`
+	// Paths are requested in turn, default "/0".
+	Paths []string `yaml:"paths"`
+	// Gzip sends Accept-Encoding: gzip (default true).
+	Gzip *bool `yaml:"gzip"`
+}
+
+// Validate checks the configuration; errors name the key.
+func (c *WrkConfig) Validate() error {
+	switch {
+	case c.Connections < 0 || c.Connections > 100000:
+		return fmt.Errorf("connections: %d is outside 1..100000", c.Connections)
+	case c.Rate < 0:
+		return fmt.Errorf("rate: %v is negative", c.Rate)
+	}
+	return nil
+}
+
+// WrkStats are wrk's report.
+type WrkStats struct {
+	Requests        uint64          `json:"requests"`
+	RPS             float64         `json:"rps"`
+	Status2xx       uint64          `json:"status_2xx"`
+	Status5xx       uint64          `json:"status_5xx"`
+	OtherStatus     uint64          `json:"status_other"`
+	SocketErrors    uint64          `json:"socket_errors"`
+	Reconnects      uint64          `json:"reconnects"`
+	BytesRead       uint64          `json:"bytes_read"`
+	ConnectFailures uint64          `json:"connect_failures"`
+	Latency         latency.Summary `json:"latency"`
+}
+
+// Wrk is a load generator on one stack instance.
+type Wrk struct {
+	cfg      WrkConfig
+	in       *lstack.Instance
+	remote   tcp.Addr
+	port     func(i int) uint16
+	interval time.Duration
+
+	conns   []*wrkConn
+	byConn  map[*tcp.Conn]*wrkConn
+	events  []tcp.Event
+	buf     []byte
+	lat     *latency.Recorder
+	stats   WrkStats
+	since   time.Duration
+	started bool
+	nextReq int
+}
+
+type wrkConn struct {
+	i       int
+	c       *tcp.Conn
+	open    bool
+	busy    bool
+	sentAt  time.Duration // when the request in flight was (or should have been) sent
+	next    time.Duration // open loop: when the next request is due
+	in, out []byte
+}
+
+// NewWrk returns a generator on in against remote; port picks local ports
+// as for redis.NewBenchmark.
+func NewWrk(cfg WrkConfig, in *lstack.Instance, remote tcp.Addr, port func(i int) uint16) (*Wrk, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Connections == 0 {
+		cfg.Connections = 10
+	}
+	if len(cfg.Paths) == 0 {
+		cfg.Paths = []string{"/0"}
+	}
+	if cfg.Gzip == nil {
+		t := true
+		cfg.Gzip = &t
+	}
+	w := &Wrk{cfg: cfg, in: in, remote: remote, port: port, byConn: map[*tcp.Conn]*wrkConn{},
+		buf: make([]byte, 64<<10), lat: latency.New()}
+	if cfg.Rate > 0 {
+		w.interval = time.Duration(float64(cfg.Connections) / cfg.Rate * 1e9)
+	}
+	return w, nil
+}
+
+// ResetStats starts a measurement window at now.
+func (w *Wrk) ResetStats(now time.Duration) {
+	w.stats = WrkStats{}
+	w.lat.Reset()
+	w.since = now
+}
+
+// Stats returns the figures over the window ending at now.
+func (w *Wrk) Stats(now time.Duration) WrkStats {
+	s := w.stats
+	if d := (now - w.since).Seconds(); d > 0 {
+		s.RPS = float64(s.Requests) / d
+	}
+	s.Latency = w.lat.Summary()
+	return s
+}
+
+// Latency returns the recorder, for plots.
+func (w *Wrk) Latency() *latency.Recorder { return w.lat }
+
+// Poll runs one turn of the generator.
+func (w *Wrk) Poll(m hw.Meter) (bool, time.Duration) {
+	now := m.Now()
+	if !w.started {
+		w.started = true
+		for i := 0; i < w.cfg.Connections; i++ {
+			w.dial(m, i)
+		}
+		return true, hw.NoDeadline
+	}
+	w.events = w.in.TCP().Events(w.events[:0])
+	worked := false
+	for _, ev := range w.events {
+		wc := w.byConn[ev.Conn]
+		if wc == nil {
+			continue
+		}
+		worked = true
+		if ev.Mask&tcp.EventError != 0 {
+			w.stats.SocketErrors++
+			w.redial(m, wc)
+			continue
+		}
+		if !wc.open && ev.Conn.Connected() {
+			wc.open = true
+			wc.next = now
+		}
+		if ev.Mask&(tcp.EventReadable|tcp.EventHangup) != 0 {
+			w.receive(m, wc)
+		}
+		if ev.Mask&tcp.EventWritable != 0 {
+			w.flush(m, wc)
+		}
+	}
+	next := hw.NoDeadline
+	for _, wc := range w.conns {
+		if !wc.open || wc.busy {
+			continue
+		}
+		if w.interval == 0 || wc.next <= now {
+			w.send(m, wc)
+			worked = true
+		} else {
+			next = min(next, wc.next)
+		}
+	}
+	w.in.Wait(m, worked)
+	return worked, next
+}
+
+func (w *Wrk) dial(m hw.Meter, i int) {
+	var lp uint16
+	if w.port != nil {
+		lp = w.port(w.nextReq + i)
+	}
+	c, err := w.in.Connect(m, lp, w.remote)
+	if err != nil {
+		w.stats.ConnectFailures++
+		return
+	}
+	wc := &wrkConn{i: i, c: c}
+	w.conns = append(w.conns, wc)
+	w.byConn[c] = wc
+}
+
+// redial replaces a connection that failed or that the server closed,
+// as wrk reconnects.
+func (w *Wrk) redial(m hw.Meter, wc *wrkConn) {
+	delete(w.byConn, wc.c)
+	_ = w.in.Close(m, wc.c)
+	for k, x := range w.conns {
+		if x == wc {
+			w.conns = append(w.conns[:k], w.conns[k+1:]...)
+			break
+		}
+	}
+	w.stats.Reconnects++
+	w.nextReq += w.cfg.Connections
+	w.dial(m, wc.i)
+}
+
+func (w *Wrk) send(m hw.Meter, wc *wrkConn) {
+	path := w.cfg.Paths[w.nextReq%len(w.cfg.Paths)]
+	w.nextReq++
+	wc.out = append(wc.out, "GET "...)
+	wc.out = append(wc.out, path...)
+	wc.out = append(wc.out, " HTTP/1.1\r\nHost: savanna\r\nUser-Agent: wrk\r\n"...)
+	if *w.cfg.Gzip {
+		wc.out = append(wc.out, "Accept-Encoding: gzip\r\n"...)
+	}
+	wc.out = append(wc.out, "\r\n"...)
+	wc.busy = true
+	wc.sentAt = m.Now()
+	if w.interval > 0 {
+		// wrk2: latency counts from when the request was due.
+		wc.sentAt = min(wc.sentAt, wc.next)
+		wc.next += w.interval
+	}
+	w.flush(m, wc)
+}
+
+func (w *Wrk) flush(m hw.Meter, wc *wrkConn) {
+	for len(wc.out) > 0 {
+		n, err := w.in.Write(m, wc.c, wc.out)
+		if err != nil {
+			w.stats.SocketErrors++
+			w.redial(m, wc)
+			return
+		}
+		wc.out = wc.out[n:]
+		if n == 0 {
+			return
+		}
+	}
+	wc.out = wc.out[:0:cap(wc.out)]
+}
+
+func (w *Wrk) receive(m hw.Meter, wc *wrkConn) {
+	eof := false
+	for {
+		n, err := w.in.Read(m, wc.c, w.buf)
+		wc.in = append(wc.in, w.buf[:n]...)
+		if err != nil {
+			eof = errors.Is(err, io.EOF)
+			if !eof {
+				w.stats.SocketErrors++
+				w.redial(m, wc)
+				return
+			}
+			break
+		}
+		if n < len(w.buf) {
+			break
+		}
+	}
+	for wc.busy {
+		r, err := parseResponse(wc.in)
+		if errors.Is(err, errIncomplete) {
+			break
+		}
+		if err != nil {
+			w.stats.SocketErrors++
+			w.redial(m, wc)
+			return
+		}
+		wc.in = append(wc.in[:0], wc.in[r.length:]...)
+		wc.busy = false
+		w.stats.Requests++
+		w.stats.BytesRead += uint64(r.length)
+		switch {
+		case r.status >= 200 && r.status < 300:
+			w.stats.Status2xx++
+		case r.status >= 500:
+			w.stats.Status5xx++
+		default:
+			w.stats.OtherStatus++
+		}
+		w.lat.Record(m.Now() - wc.sentAt)
+	}
+	if eof {
+		w.redial(m, wc) // the server closed the keep-alive connection
+	}
+}
+
