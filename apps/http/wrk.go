@@ -289,4 +289,3 @@ func (w *Wrk) receive(m hw.Meter, wc *wrkConn) {
 		w.redial(m, wc) // the server closed the keep-alive connection
 	}
 }
-
