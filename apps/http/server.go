@@ -243,6 +243,7 @@ func (st *site) Poll(m hw.Meter) (bool, time.Duration) {
 				if !ok {
 					break
 				}
+				c.SetNoDelay(true) // nginx's tcp_nodelay on, the default
 				st.owner[c] = st.current
 				st.current.conns[c] = &httpConn{c: c}
 				st.s.stats.Accepted++

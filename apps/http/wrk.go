@@ -186,6 +186,7 @@ func (w *Wrk) dial(m hw.Meter, i int) {
 		w.stats.ConnectFailures++
 		return
 	}
+	c.SetNoDelay(true) // wrk sets TCP_NODELAY
 	wc := &wrkConn{i: i, c: c}
 	w.conns = append(w.conns, wc)
 	w.byConn[c] = wc

@@ -222,6 +222,7 @@ func (b *Benchmark) connect(m hw.Meter) {
 			b.connFails++
 			continue
 		}
+		c.SetNoDelay(true) // redis-benchmark's hiredis sets TCP_NODELAY
 		bc := &benchClient{c: c}
 		b.clients = append(b.clients, bc)
 		b.byConn[c] = bc

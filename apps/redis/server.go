@@ -73,6 +73,7 @@ func (s *Server) Poll(m hw.Meter) (bool, time.Duration) {
 				if !ok {
 					break
 				}
+				c.SetNoDelay(true) // Redis sets TCP_NODELAY on clients
 				s.conns[c] = &serverConn{c: c}
 				s.stats.Accepted++
 				worked = true
