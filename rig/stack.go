@@ -343,7 +343,7 @@ func buildHTTP(w *world, h *host, key string, node *yaml.Node) (string, runner, 
 	for i, site := range s.Sites() {
 		h.cores[hs.cores[i]].Attach(site)
 	}
-	h.reload = s.Reload
+	h.reload = func() error { return s.Reload(w.eng.Now()) }
 	return spec.Name, httpRunner{s}, nil
 }
 

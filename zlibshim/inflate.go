@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/savanna-sim/savanna/hw"
-	"github.com/savanna-sim/savanna/zlibshim/inflate"
+	"github.com/savanna-sim/savanna/internal/inflate"
 )
 
 // Inflater is a decompression stream, zlib's z_stream for inflate, with

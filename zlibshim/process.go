@@ -288,3 +288,29 @@ func cmpU64(a, b uint64) int {
 	}
 	return 0
 }
+
+// Start takes the process's instance now, as a worker's initialisation
+// does (Tengine's QAT module calls icp_sal_userStart and takes its
+// instance in init_process), rather than at its first request. A worker
+// started while every instance is held gets none: the failure is
+// counted as a no_instance fallback and the first requests follow the
+// policy (software under failover, an error under hardware-only) until an
+// attach succeeds. With InstancePerStream or no accelerator there is
+// nothing to take, and Start does nothing.
+func (p *Process) Start() error {
+	if p.svc == nil || p.cfg.InstancePerStream || p.inst != nil || !p.hardwareAllowed() {
+		return nil
+	}
+	inst, r := p.attach()
+	if r != ReasonNone {
+		*p.stats.Fallbacks.Of(r)++
+		p.stats.StartFailures++
+		if p.cfg.Policy != PolicyHardwareOnly {
+			p.backoff = p.cfg.RetryAfter
+			p.failed = true
+		}
+		return fmt.Errorf("zlibshim: process %d: start: %s", p.pid, r)
+	}
+	p.inst = inst
+	return nil
+}

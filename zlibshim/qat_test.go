@@ -240,6 +240,26 @@ var _ = Describe("On the QAT model (sim/qat)", func() {
 		Expect(young.Status().InstancesAttached).To(Equal(1))
 	})
 
+	It("takes its instance at Start, as a worker's init does, and counts a start without one", func() {
+		svc, err := qat.NewService(qat.Config{Devices: []qat.DeviceConfig{{Model: "c62x", Instances: 1}}}, qat.Options{RNG: rand.New(rand.NewPCG(8, 8))})
+		Expect(err).NotTo(HaveOccurred())
+		first, _ := zlibshim.NewProcess(svc, 1, &hw.CountingMeter{}, zlibshim.Config{})
+		second, _ := zlibshim.NewProcess(svc, 2, &hw.CountingMeter{}, zlibshim.Config{Policy: zlibshim.PolicyHardwareOnly})
+		Expect(first.Start()).To(Succeed())
+		Expect(first.Status().InstancesAttached).To(Equal(1))
+		Expect(second.Start()).To(MatchError(ContainSubstring("start")))
+		Expect(second.Stats().StartFailures).To(BeEquivalentTo(1))
+		Expect(second.Stats().Fallbacks.NoInstance).To(BeEquivalentTo(1))
+		// Under hardware-only its requests fail until an instance is free.
+		var b bytes.Buffer
+		w, _ := second.NewWriterLevel(&b, zlibshim.FormatGzip, 1)
+		_, _ = w.Write(data[:3*zlibshim.DefaultRequestSize])
+		Expect(w.Close()).To(MatchError(zlibshim.ErrHardware))
+		first.Exit()
+		Expect(second.Start()).To(Succeed())
+		Expect(second.Status().InstancesAttached).To(Equal(1))
+	})
+
 	DescribeTable("counts the syscalls per request of each driver and completion mode (the seed's open/ioctl pairs and futex storm)",
 		func(driver qat.Driver, mode zlibshim.CompletionMode, perRequest float64) {
 			q := newQATRig(qat.DeviceConfig{Driver: driver}, zlibshim.Config{Completion: mode})

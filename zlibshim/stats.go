@@ -107,8 +107,9 @@ type Stats struct {
 	RetryAttempts uint64 `json:"retry_attempts"`
 	RetriesFailed uint64 `json:"retries_failed"`
 	ReturnsToHW   uint64 `json:"returns_to_hw"`
-	// Instances.
+	// Instances. StartFailures counts Start calls that found no instance.
 	InstanceAttaches uint64 `json:"instance_attaches"`
+	StartFailures    uint64 `json:"start_failures"`
 	InstanceDetaches uint64 `json:"instance_detaches"`
 	// Pinned (USDM) memory.
 	PinnedAllocs     uint64 `json:"pinned_allocs"`

@@ -33,6 +33,11 @@ type ServerConfig struct {
 	// RequestCPU is the work of everything else Tengine does per request
 	// (routing, logging, TLS offload ...), charged to the worker's core.
 	RequestCPU time.Duration `yaml:"request_cpu"`
+	// DrainTime keeps old workers running, and holding their QAT
+	// instance, at least this long after a reload, as they do while long
+	// requests (downloads, slow clients) finish; nginx bounds it with
+	// worker_shutdown_timeout. Default 0: they exit once idle.
+	DrainTime time.Duration `yaml:"drain_time"`
 	// Pages are the sizes of the generated pages served, by path
 	// /N (N modulo the number of pages).
 	Pages []int `yaml:"pages"`
@@ -48,6 +53,9 @@ func (c *ServerConfig) Validate() error {
 	}
 	if err := c.Gzip.Shim.Validate(); err != nil {
 		return fmt.Errorf("gzip.shim.%w", err)
+	}
+	if c.DrainTime < 0 {
+		return fmt.Errorf("drain_time: %v is negative", c.DrainTime)
 	}
 	if c.RequestCPU < 0 {
 		return fmt.Errorf("request_cpu: %v is negative", c.RequestCPU)
@@ -83,6 +91,9 @@ type ServerStats struct {
 	WorkersExited  uint64 `json:"workers_exited"`
 	LeakedStreams  uint64 `json:"leaked_streams"`
 	ProcessFailure uint64 `json:"process_failures"`
+	// StartsWithoutInstance counts workers that found no free QAT
+	// instance when they started (a reload with too few instances).
+	StartsWithoutInstance uint64 `json:"starts_without_instance"`
 }
 
 // Server is a Tengine-shaped HTTP server: one worker per stack instance.
@@ -113,12 +124,14 @@ type site struct {
 
 // worker is one Tengine worker process on a site.
 type worker struct {
-	id       int
-	proc     *zlibshim.Process
-	conns    map[*tcp.Conn]*httpConn
-	draining bool
-	leaked   []*zlibshim.Deflater
-	zbuf     []byte
+	id int
+	// drainUntil is the earliest time an old worker may exit.
+	drainUntil time.Duration
+	proc       *zlibshim.Process
+	conns      map[*tcp.Conn]*httpConn
+	draining   bool
+	leaked     []*zlibshim.Deflater
+	zbuf       []byte
 }
 
 type httpConn struct {
@@ -180,6 +193,14 @@ func (s *Server) startWorker(site int) (*worker, error) {
 		s.stats.ProcessFailure++
 		return nil, fmt.Errorf("http: worker %d: %w", s.nextID, err)
 	}
+	if s.cfg.Gzip.Enabled {
+		// The worker takes its accelerator instance at start, as
+		// Tengine's QAT module does in init_process; a failure is counted
+		// by the shim and its requests follow the policy.
+		if p.Start() != nil {
+			s.stats.StartsWithoutInstance++
+		}
+	}
 	return &worker{id: s.nextID, proc: p, conns: map[*tcp.Conn]*httpConn{}}, nil
 }
 
@@ -188,7 +209,7 @@ func (s *Server) startWorker(site int) (*worker, error) {
 // idle, and exit when they have none, as nginx's graceful reload does.
 // For a while there are twice as many workers, each with its own QAT
 // instance (the seed's problem 3).
-func (s *Server) Reload() error {
+func (s *Server) Reload(now time.Duration) error {
 	s.stats.Reloads++
 	for i, st := range s.sites {
 		w, err := s.startWorker(i)
@@ -196,6 +217,7 @@ func (s *Server) Reload() error {
 			return err
 		}
 		st.current.draining = true
+		st.current.drainUntil = now + s.cfg.DrainTime
 		st.old = append(st.old, st.current)
 		st.current = w
 	}
@@ -215,7 +237,8 @@ func (s *Server) Stats() ServerStats {
 // ResetStats zeroes the request counters (the end of a warm-up).
 func (s *Server) ResetStats() {
 	keep := s.stats
-	s.stats = ServerStats{Reloads: keep.Reloads, WorkersExited: keep.WorkersExited, ProcessFailure: keep.ProcessFailure}
+	s.stats = ServerStats{Reloads: keep.Reloads, WorkersExited: keep.WorkersExited, ProcessFailure: keep.ProcessFailure,
+		StartsWithoutInstance: keep.StartsWithoutInstance}
 }
 
 // Processes returns the shim processes of current, draining and exited
@@ -256,9 +279,9 @@ func (st *site) Poll(m hw.Meter) (bool, time.Duration) {
 			}
 		}
 	}
-	st.reap()
+	next := st.reap(m.Now())
 	st.in.Wait(m, worked)
-	return worked, hw.NoDeadline
+	return worked, next
 }
 
 func (st *site) serve(m hw.Meter, w *worker, hc *httpConn, mask tcp.EventMask) {
@@ -273,8 +296,8 @@ func (st *site) serve(m hw.Meter, w *worker, hc *httpConn, mask tcp.EventMask) {
 				}
 				break
 			}
-			if n < len(st.buf) {
-				break
+			if n == 0 {
+				break // drained: readiness is edge-triggered, so read until empty
 			}
 		}
 		if !st.handle(m, w, hc) {
@@ -404,12 +427,17 @@ func (st *site) drop(m hw.Meter, w *worker, hc *httpConn) {
 	delete(st.owner, hc.c)
 }
 
-// reap ends old workers that have no connections left.
-func (st *site) reap() {
+// reap ends old workers that have no connections left and whose drain
+// time has passed; it returns when to look again.
+func (st *site) reap(now time.Duration) time.Duration {
+	next := hw.NoDeadline
 	kept := st.old[:0]
 	for _, w := range st.old {
-		if len(w.conns) > 0 {
+		if len(w.conns) > 0 || now < w.drainUntil {
 			kept = append(kept, w)
+			if now < w.drainUntil {
+				next = min(next, w.drainUntil)
+			}
 			continue
 		}
 		st.s.stats.LeakedStreams += uint64(len(w.proc.LeakReport()))
@@ -418,4 +446,5 @@ func (st *site) reap() {
 		st.s.gone = append(st.s.gone, w.proc)
 	}
 	st.old = kept
+	return next
 }

@@ -258,8 +258,8 @@ func (w *Wrk) receive(m hw.Meter, wc *wrkConn) {
 			}
 			break
 		}
-		if n < len(w.buf) {
-			break
+		if n == 0 {
+			break // drained: readiness is edge-triggered, so read until empty
 		}
 	}
 	for wc.busy {

@@ -315,8 +315,8 @@ func (b *Benchmark) receive(m hw.Meter, bc *benchClient) {
 			}
 			break
 		}
-		if n < len(b.buf) {
-			break
+		if n == 0 {
+			break // drained: readiness is edge-triggered, so read until empty
 		}
 	}
 	now := m.Now()

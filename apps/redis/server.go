@@ -101,8 +101,8 @@ func (s *Server) serve(m hw.Meter, sc *serverConn, mask tcp.EventMask) {
 				}
 				break
 			}
-			if n < len(s.buf) {
-				break
+			if n == 0 {
+				break // drained: readiness is edge-triggered, so read until empty
 			}
 		}
 		s.execute(m, sc)

@@ -200,7 +200,7 @@ func (c *codec) decompress(inf *inflater, op *hw.CompOp) (int, int) {
 	switch {
 	case res.err != nil:
 		op.Status = hw.StatusError
-		op.Debug = "corrupt deflate stream: " + res.err.Error()
+		op.Debug = "corrupt deflate stream: " + res.reason
 		inf.reset()
 	case res.outFull && stateless:
 		op.Status = hw.StatusOutOfSpaceTerminated

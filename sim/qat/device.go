@@ -272,7 +272,7 @@ func (d *Device) submit(q *queuePair, p *process, op *hw.CompOp, now time.Durati
 			q.inflater = newInflater() // lazily: 40 KiB each, and most instances never inflate
 		}
 		in, out = d.codec.decompress(q.inflater, op)
-		if op.Status == hw.StatusSuccess && q.inflater.state == stDone {
+		if op.Status == hw.StatusSuccess && q.inflater.done() {
 			q.inflater.reset()
 			q.streamOpen[1] = false
 		}

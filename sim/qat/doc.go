@@ -15,7 +15,7 @@
 //
 // Output is real deflate, produced by klauspost/compress/flate (dynamic
 // Huffman) or by this package's fixed-Huffman encoder, and decompression is
-// a resumable inflater of this package, so every result can be checked.
+// the resumable inflater of internal/inflate, so every result can be checked.
 //
 // Service implements hw.CompressService for one host; Device implements
 // hw.CompressDev and hw.CompletionWaiter, one queue pair per instance. The

@@ -12,20 +12,20 @@ func InflateForTest(b []byte) ([]byte, int, error) {
 	step := 1
 	for iter := 0; ; iter++ {
 		if iter > 1<<22 {
-			return out, f.maxDist, errors.New("no progress")
+			return out, f.maxDist(), errors.New("no progress")
 		}
 		n := min(step, len(b))
 		res := f.inflate(b[:n], dst)
 		out = append(out, dst[:res.produced]...)
 		if res.err != nil {
-			return out, f.maxDist, res.err
+			return out, f.maxDist(), res.err
 		}
 		b = b[res.consumed:]
 		if res.done {
-			return out, f.maxDist, nil
+			return out, f.maxDist(), nil
 		}
 		if len(b) == 0 && !res.outFull {
-			return out, f.maxDist, errors.New("stream ends before its final block")
+			return out, f.maxDist(), errors.New("stream ends before its final block")
 		}
 		step = step%7919 + 1
 	}

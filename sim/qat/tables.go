@@ -1,5 +1,7 @@
 package qat
 
+import "github.com/savanna-sim/savanna/internal/inflate"
+
 // deflateTables are the length and distance code tables of RFC 1951
 // section 3.2.5. They are computed, not declared as package variables, so
 // the package holds no mutable state.
@@ -40,32 +42,10 @@ func newDeflateTables() deflateTables {
 	return t
 }
 
-// codeLengthOrder is the order in which a dynamic block's header sends
-// the code lengths of the code-length alphabet (RFC 1951 section 3.2.7).
-func codeLengthOrder(i int) int {
-	const order = "\x10\x11\x12\x00\x08\x07\x09\x06\x0a\x05\x0b\x04\x0c\x03\x0d\x02\x0e\x01\x0f"
-	return int(order[i])
-}
-
 // fixedLitLengths returns the code lengths of the fixed literal/length
-// code (RFC 1951 section 3.2.6): 8 bits for 0..143, 9 for 144..255, 7 for
-// 256..279, 8 for 280..287.
-func fixedLitLengths() [288]uint8 {
-	var l [288]uint8
-	for i := range l {
-		switch {
-		case i < 144:
-			l[i] = 8
-		case i < 256:
-			l[i] = 9
-		case i < 280:
-			l[i] = 7
-		default:
-			l[i] = 8
-		}
-	}
-	return l
-}
+// code (RFC 1951 section 3.2.6), from the decoder so that the encoder and
+// the decoder share one table.
+func fixedLitLengths() [288]uint8 { return inflate.FixedLitLengths() }
 
 // canonicalCodes assigns the canonical Huffman codes of RFC 1951 section
 // 3.2.2 to lengths and returns them bit-reversed, ready to be written

@@ -1,6 +1,8 @@
 package lstack
 
 import (
+	"errors"
+
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
@@ -43,16 +45,26 @@ func (in *Instance) Connect(m hw.Meter, localPort uint16, remote tcp.Addr) (*tcp
 	return in.tcp.Connect(m.Now(), tcp.Addr{IP: in.ifc.Addr(), Port: localPort}, remote)
 }
 
-// Read reads from a connection.
+// Read reads from a connection. Nothing to read yet is (0, nil), as a
+// non-blocking read's EAGAIN; the end of the stream is io.EOF.
 func (in *Instance) Read(m hw.Meter, c *tcp.Conn, p []byte) (int, error) {
 	in.call(m)
-	return c.Read(p)
+	n, err := c.Read(p)
+	if errors.Is(err, tcp.ErrWouldBlock) {
+		return n, nil
+	}
+	return n, err
 }
 
-// Write writes to a connection.
+// Write writes to a connection. A full send buffer is (0, nil), as a
+// non-blocking write's EAGAIN: wait for tcp.EventWritable.
 func (in *Instance) Write(m hw.Meter, c *tcp.Conn, p []byte) (int, error) {
 	in.call(m)
-	return c.Write(p)
+	n, err := c.Write(p)
+	if errors.Is(err, tcp.ErrWouldBlock) {
+		return n, nil
+	}
+	return n, err
 }
 
 // Close closes a connection.

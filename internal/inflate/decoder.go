@@ -8,6 +8,52 @@ import (
 // ErrCorrupt is wrapped by every error about the compressed data.
 var ErrCorrupt = errors.New("inflate: corrupt deflate data")
 
+// CorruptError is the error of a corrupt stream. Reason names what was
+// wrong, alone: a caller that reports its own context (the QAT model puts
+// it in an op's debug string after its status) uses it without the
+// "corrupt deflate data" prefix. It wraps ErrCorrupt.
+type CorruptError struct {
+	Reason string
+}
+
+func (e *CorruptError) Error() string { return ErrCorrupt.Error() + ": " + e.Reason }
+
+// Unwrap makes errors.Is(err, ErrCorrupt) hold.
+func (e *CorruptError) Unwrap() error { return ErrCorrupt }
+
+// Status says why the last call to Decode returned, for a caller that
+// must tell "give me more input" from "give me room" (QAT's stateful
+// decompression answers them with different op statuses).
+type Status uint8
+
+const (
+	// NeedInput: all of src was taken in (some of it may be held inside
+	// the decoder) and the stream goes on.
+	NeedInput Status = iota
+	// DstFull: the decoder needs room in dst to go on; src may be left.
+	DstFull
+	// StreamEnd: the final block has ended (Done); bytes after it are
+	// not consumed, or are in Rest when the decoder had taken them in.
+	StreamEnd
+	// Corrupt: the data is corrupt; Decode returned the error.
+	Corrupt
+)
+
+// String names the status for messages.
+func (s Status) String() string {
+	switch s {
+	case NeedInput:
+		return "need input"
+	case DstFull:
+		return "destination full"
+	case StreamEnd:
+		return "stream end"
+	case Corrupt:
+		return "corrupt"
+	}
+	return fmt.Sprintf("status(%d)", uint8(s))
+}
+
 const (
 	windowSize = 1 << 15
 	windowMask = windowSize - 1
@@ -35,6 +81,19 @@ const (
 	stopError
 )
 
+// status is what a caller is told of a stop.
+func (s stop) status() Status {
+	switch s {
+	case stopDstFull:
+		return DstFull
+	case stopDone:
+		return StreamEnd
+	case stopError:
+		return Corrupt
+	}
+	return NeedInput
+}
+
 // Decoder decodes one raw deflate stream, resumably. The zero value is
 // ready to use.
 type Decoder struct {
@@ -61,6 +120,9 @@ type Decoder struct {
 	hold []byte
 	rest []byte
 	err  error
+
+	status  Status
+	maxDist int // farthest distance a match reached in this stream
 }
 
 // Reset prepares the decoder for a new stream, keeping its memory.
@@ -69,10 +131,18 @@ func (z *Decoder) Reset() {
 	z.storedLeft, z.lit, z.dist, z.copyLen, z.copyDist = 0, nil, nil, 0, 0
 	z.hpos, z.total = 0, 0
 	z.hold, z.rest, z.err = z.hold[:0], z.rest[:0], nil
+	z.status, z.maxDist = NeedInput, 0
 }
 
 // Done reports whether the final block has been decoded.
 func (z *Decoder) Done() bool { return z.st == stDone }
+
+// Status says why the last call to Decode returned.
+func (z *Decoder) Status() Status { return z.status }
+
+// MaxDistance is the farthest back a match of this stream has reached:
+// a test of an encoder's window (QAT's window_log) reads it.
+func (z *Decoder) MaxDistance() int { return z.maxDist }
 
 // TotalOut is the number of bytes decoded so far.
 func (z *Decoder) TotalOut() int64 { return z.total }
@@ -84,14 +154,26 @@ func (z *Decoder) Rest() []byte { return z.rest }
 // Decode decodes from src into dst. It returns how many bytes it wrote
 // and how many of src it consumed. It consumes all of src unless dst
 // fills up or the stream ends; input that does not complete a step is
-// kept inside the decoder, as zlib keeps it in its bit buffer. An error
-// wraps ErrCorrupt and is sticky.
+// kept inside the decoder, as zlib keeps it in its bit buffer. Status
+// then says why it returned. An error is a *CorruptError (wrapping
+// ErrCorrupt) and is sticky.
 func (z *Decoder) Decode(dst, src []byte) (nDst, nSrc int, err error) {
+	nDst, nSrc, why := z.advance(dst, src)
+	z.status = why.status()
+	if why == stopError {
+		return nDst, nSrc, z.err
+	}
+	return nDst, nSrc, nil
+}
+
+// advance is Decode's body: it says why it stopped rather than setting
+// the status at each of its returns.
+func (z *Decoder) advance(dst, src []byte) (nDst, nSrc int, why stop) {
 	if z.err != nil {
-		return 0, 0, z.err
+		return 0, 0, stopError
 	}
 	if z.st == stDone {
-		return 0, 0, nil
+		return 0, 0, stopDone
 	}
 	// Phase 1: held bytes from the last call, joined by new input a piece
 	// at a time until the decoder has moved past them.
@@ -103,16 +185,13 @@ func (z *Decoder) Decode(dst, src []byte) (nDst, nSrc int, err error) {
 		nDst = nd
 		switch {
 		case why == stopError:
-			return nDst, nSrc, z.err
+			return nDst, nSrc, why
 		case pos >= held:
 			// Past the held bytes: go on in src itself.
 			nSrc += pos - held
-			z.hold = z.hold[:0]
-			if why == stopDone {
-				return nDst, nSrc, nil
-			}
-			if why == stopDstFull {
-				return nDst, nSrc, nil
+			z.hold = buf[:0] // keep the larger array append may have made
+			if why == stopDone || why == stopDstFull {
+				return nDst, nSrc, why
 			}
 			// stopNeedInput past the held bytes: continue in phase 2.
 		default:
@@ -121,33 +200,29 @@ func (z *Decoder) Decode(dst, src []byte) (nDst, nSrc int, err error) {
 			if why == stopDone {
 				z.rest = append(z.rest, buf[pos:held]...)
 				nSrc -= k
-				return nDst, nSrc, nil
+				return nDst, nSrc, why
 			}
-			z.hold = append(z.hold[:0], buf[pos:]...)
+			// copy, not append: buf[pos:] overlaps buf[:0] and moves down.
+			z.hold = buf[:copy(buf, buf[pos:])]
 			if why == stopDstFull || k == 0 {
-				return nDst, nSrc, nil
+				return nDst, nSrc, why
 			}
 		}
 	}
-	if nSrc == len(src) && nDst == len(dst) {
-		return nDst, nSrc, nil
-	}
-	// Phase 2: straight from src.
+	// Phase 2: straight from src. It runs even with src used up and dst
+	// full, to learn which of the two stops the decoder.
 	pos, nd, why := z.run(src, nSrc, dst, nDst)
 	nDst = nd
-	switch why {
-	case stopError:
-		return nDst, pos, z.err
-	case stopNeedInput:
+	if why == stopNeedInput {
 		z.hold = append(z.hold[:0], src[pos:]...)
-		return nDst, len(src), nil
+		return nDst, len(src), why
 	}
-	return nDst, pos, nil
+	return nDst, pos, why
 }
 
 // fail records a corrupt-data error.
 func (z *Decoder) fail(format string, args ...any) stop {
-	z.err = fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
+	z.err = &CorruptError{Reason: fmt.Sprintf(format, args...)}
 	return stopError
 }
 
@@ -339,17 +414,21 @@ func (z *Decoder) run(in []byte, pos int, dst []byte, nd int) (int, int, stop) {
 				return pos, nd, z.fail("distance %d too far back (%d bytes decoded)", dist, z.total)
 			}
 			z.copyLen, z.copyDist = length, dist
+			z.maxDist = max(z.maxDist, dist)
 		}
 	}
 }
 
 // blockHeader reads a block header, and for a dynamic block its code
-// tables, as one step.
+// tables, as one step. BFINAL is recorded only when the step completes:
+// a step that rolls back for want of input must leave no trace, or the
+// next call would take the final block's header as already read and end
+// the stream before its last block.
 func (z *Decoder) blockHeader(in []byte, pos *int) stop {
 	if !z.need(3, in, pos) {
 		return stopNeedInput
 	}
-	z.final = z.bits&1 == 1
+	final := z.bits&1 == 1
 	typ := (z.bits >> 1) & 3
 	z.drop(3)
 	switch typ {
@@ -378,6 +457,7 @@ func (z *Decoder) blockHeader(in []byte, pos *int) stop {
 	default:
 		return z.fail("invalid block type 3")
 	}
+	z.final = final
 	return stopDone
 }
 
@@ -386,19 +466,7 @@ func (z *Decoder) buildFixed() {
 	if z.fixedBuilt {
 		return
 	}
-	var l [288]uint8
-	for i := range l {
-		switch {
-		case i < 144:
-			l[i] = 8
-		case i < 256:
-			l[i] = 9
-		case i < 280:
-			l[i] = 7
-		default:
-			l[i] = 8
-		}
-	}
+	l := FixedLitLengths()
 	z.fixedLit.build(l[:])
 	var d [30]uint8
 	for i := range d {

@@ -24,6 +24,27 @@ func distExtra(i int) uint {
 		7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}[i]
 }
 
+// FixedLitLengths returns the code lengths of the fixed literal/length
+// code (RFC 1951 section 3.2.6): 8 bits for 0..143, 9 for 144..255, 7 for
+// 256..279, 8 for 280..287. It is exported for encoders of that code (the
+// QAT model's fixed-Huffman compressor), so both ends share one table.
+func FixedLitLengths() [288]uint8 {
+	var l [288]uint8
+	for i := range l {
+		switch {
+		case i < 144:
+			l[i] = 8
+		case i < 256:
+			l[i] = 9
+		case i < 280:
+			l[i] = 7
+		default:
+			l[i] = 8
+		}
+	}
+	return l
+}
+
 // codeLengthOrder is the order code-length code lengths are sent in.
 func codeLengthOrder(i int) int {
 	return [19]int{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}[i]

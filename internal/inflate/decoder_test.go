@@ -11,7 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/savanna-sim/savanna/zlibshim/inflate"
+	"github.com/savanna-sim/savanna/internal/inflate"
 )
 
 // sample makes compressible text-like data of n bytes.
@@ -118,6 +118,42 @@ var _ = Describe("Decoder", func() {
 		Entry("distance too far back", []byte{0x63, 0x00, 0x42, 0x00}),
 		Entry("dynamic counts too large", []byte{0xfd, 0xff, 0xff, 0xff}),
 	)
+
+	// zlib itself sets BFINAL on the last data block (Go's writers end
+	// with an empty final stored block instead): a final block's header
+	// split across calls must not end the stream early. Found by sim/qat's
+	// FuzzInflate (seed fbab04f43516aa5e).
+	It("decodes a final dynamic block whose header arrives in pieces", func() {
+		data := sample(rand.New(rand.NewPCG(9, 10)), 30000)
+		var b bytes.Buffer
+		w, err := flate.NewWriter(&b, 6)
+		Expect(err).NotTo(HaveOccurred())
+		_, _ = w.Write(data)
+		Expect(w.Flush()).To(Succeed()) // one dynamic block, not final
+		comp := b.Bytes()
+		Expect(comp[0]>>1&3).To(BeEquivalentTo(2), "a dynamic block")
+		comp[0] |= 1 // make it the final block, as zlib writes it
+		want, err := io.ReadAll(stdflate.NewReader(bytes.NewReader(comp)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(want).To(Equal(data))
+		for _, piece := range []int{1, 2, 7, 64} {
+			out, _, err := decodePieces(rand.New(rand.NewPCG(uint64(piece), 1)), comp, piece, 1000)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(out).To(Equal(data), "pieces of up to %d bytes", piece)
+		}
+	})
+
+	It("does not end a stream whose final stored block's header is cut short", func() {
+		var z inflate.Decoder
+		dst := make([]byte, 10)
+		for _, b := range []byte{0x31, 0x30} { // BFINAL, stored, then 1 of 4 length bytes
+			_, ns, err := z.Decode(dst, []byte{b})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ns).To(Equal(1))
+			Expect(z.Done()).To(BeFalse())
+			Expect(z.Status()).To(Equal(inflate.NeedInput))
+		}
+	})
 
 	It("keeps a partial step for the next call and consumes all input", func() {
 		comp := compress([]byte("abcdefghijabcdefghij"), 6, 0)
