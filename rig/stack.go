@@ -89,10 +89,11 @@ func (w *world) buildStack(h *host) error {
 			return w.v.Errorf(fmt.Sprintf("%s.cores[%d]", key, q), "%v", err)
 		}
 		in, err := lstack.New(lstack.Config{
-			Iface:      iface.Config{Address: p.ip.String()},
-			TCP:        tcpCfg,
-			Mode:       hs.mode,
-			TxOffloads: txOff,
+			Iface:        iface.Config{Address: p.ip.String()},
+			TCP:          tcpCfg,
+			Mode:         hs.mode,
+			TxOffloads:   txOff,
+			RemoteMemory: h.topo.AccessFactor(cpu, cfg.NUMANode) - 1,
 		}, p.dev, q, p.pools[q], w.eng.RNG(fmt.Sprintf("tcp:%s:%d", h.name, q)))
 		if err != nil {
 			return w.v.Errorf(key, "%v", err)

@@ -24,6 +24,13 @@ type Config struct {
 	// Mode selects the prices charged: the user-space stack's or the
 	// kernel's.
 	Mode Mode
+	// RemoteMemory is how much dearer the packet memory (the port's
+	// mbuf pool and its descriptor rings) is for the instance's core than
+	// local memory: (SLIT distance - 10) / 10 between the core's node and
+	// the pool's, 0 when they are the same node (sim/numa RemoteBytes).
+	// Each byte received or sent is charged hw.CostRemoteNUMAByte times
+	// this factor. Gazelle keeps it 0 by taking mbufs from the core's node.
+	RemoteMemory float64
 	// TxOffloads are the transmit offloads enabled on the port
 	// (hw.PortConf.TxOffloads). With TCP checksum offload, neither TCP
 	// nor the network layer sums segments: the NIC does.
@@ -66,6 +73,8 @@ type Instance struct {
 	meter hw.Meter
 	now   time.Duration
 	txOff hw.TxOffloads
+	// remote is Config.RemoteMemory.
+	remote float64
 	// slept says the application side found nothing on its last wait: a
 	// kernel thread went to sleep and must be woken.
 	slept bool
@@ -116,7 +125,7 @@ func (in *Instance) shareARP(m *hw.Mbuf) {
 // New makes an instance on queue of dev, allocating mbufs from pool (a
 // pool on the lcore's NUMA node). rng seeds TCP's secrets.
 func New(cfg Config, dev hw.EthDev, queue int, pool hw.Mempool, rng *rand.Rand) (*Instance, error) {
-	in := &Instance{dev: dev, queue: queue, pool: pool, tx: make([]*hw.Mbuf, 0, Burst), txOff: cfg.TxOffloads, mode: cfg.Mode}
+	in := &Instance{dev: dev, queue: queue, pool: pool, tx: make([]*hw.Mbuf, 0, Burst), txOff: cfg.TxOffloads, mode: cfg.Mode, remote: cfg.RemoteMemory}
 	if cfg.Iface.MAC == "" {
 		cfg.Iface.MAC = dev.MACAddr().String()
 	}
@@ -186,6 +195,7 @@ func (in *Instance) Poll(m hw.Meter) (bool, time.Duration) {
 		in.stats.RxBursts++
 		in.stats.RxPackets += uint64(n)
 		for i, mb := range in.rx[:n] {
+			in.chargeRemote(mb.PktLen)
 			in.shareARP(mb)
 			in.ifc.Input(in.now, mb)
 			in.rx[i] = nil
@@ -207,6 +217,9 @@ func (in *Instance) flush() {
 	if len(in.tx) == 0 {
 		return
 	}
+	for _, mb := range in.tx {
+		in.chargeRemote(mb.PktLen)
+	}
 	sent := in.dev.TxBurst(in.queue, in.tx)
 	in.stats.TxBursts++
 	in.stats.TxPackets += uint64(sent)
@@ -216,6 +229,14 @@ func (in *Instance) flush() {
 	}
 	clear(in.tx)
 	in.tx = in.tx[:0]
+}
+
+// chargeRemote charges the extra cost of touching n bytes of packet
+// memory on another NUMA node.
+func (in *Instance) chargeRemote(n int) {
+	if in.remote > 0 && in.meter != nil {
+		in.meter.Charge(hw.CostRemoteNUMAByte, int64(float64(n)*in.remote+0.5))
+	}
 }
 
 // link is the instance as the network layer's iface.Link.
