@@ -116,6 +116,18 @@ var _ = Describe("the bundled scenarios", func() {
 	})
 })
 
+var _ = Describe("simrun reproduce", func() {
+	It("regenerates docs/reproduction.md byte for byte", func() {
+		code, out, errOut := simrun("reproduce")
+		Expect(errOut).To(BeEmpty())
+		Expect(code).To(Equal(0))
+		doc, err := os.ReadFile("../../docs/reproduction.md")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(Equal(string(doc)), "docs/reproduction.md is stale: run go run ./cmd/simrun reproduce --out docs/reproduction.md")
+		Expect(out).To(ContainSubstring("| `gazelle-redis` | Redis SET, Gazelle (req/s) | 359389 |"))
+	})
+})
+
 var _ = Describe("simrun validate, list, topo and version", func() {
 	It("validates without running, catching errors only the models find", func() {
 		code, out, _ := simrun("validate", "quickstart")

@@ -247,3 +247,39 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// Value evaluates a numeric expression over the figures, such as
+// "lstack.redis_benchmark.SET.rps / kernel.redis_benchmark.SET.rps", with
+// the same check that every figure it names exists.
+func Value(src string, env map[string]report.Tree) (float64, error) {
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return 0, fmt.Errorf("%q: syntax: %v", src, err)
+	}
+	refs := &figureRefs{}
+	ast.Walk(&tree.Node, refs)
+	for _, path := range refs.paths {
+		if err := checkFigure(env, path); err != nil {
+			return 0, fmt.Errorf("%q: %w", src, err)
+		}
+	}
+	vars := make(map[string]any, len(env))
+	for k, v := range env {
+		vars[k] = treeToMap(v)
+	}
+	prog, err := expr.Compile(src, expr.Env(vars))
+	if err != nil {
+		return 0, fmt.Errorf("%q: %v", src, err)
+	}
+	v, err := expr.Run(prog, vars)
+	if err != nil {
+		return 0, fmt.Errorf("%q: %v", src, err)
+	}
+	switch v := v.(type) {
+	case float64:
+		return v, nil
+	case int:
+		return float64(v), nil
+	}
+	return 0, fmt.Errorf("%q: not a number (it gives %v)", src, v)
+}

@@ -34,6 +34,22 @@ type File struct {
 	Capture     []string         `yaml:"capture"`
 	Variants    yaml.Node        `yaml:"variants"`
 	Expect      []string         `yaml:"expect"`
+	// Reproduction puts the published figures the scenario reproduces
+	// beside Savanna's, for docs/reproduction.md (simrun reproduce).
+	Reproduction []Reproduction `yaml:"reproduction"`
+}
+
+// Reproduction is one published figure and the expression over the
+// scenario's figures that gives Savanna's counterpart.
+type Reproduction struct {
+	// Figure names the published figure ("Redis SET, Gazelle (req/s)").
+	Figure string `yaml:"figure"`
+	// Published is the article's value.
+	Published float64 `yaml:"published"`
+	// Savanna is an expression over figures, as in expect.
+	Savanna string `yaml:"savanna"`
+	// Note explains a gap or a difference of units.
+	Note string `yaml:"note"`
 }
 
 // Host is one simulated machine.
