@@ -28,6 +28,7 @@ Usage:
   simrun validate FILE|NAME
   simrun list
   simrun topo [PRESET|host] [--json]
+  simrun reproduce [--out FILE]
   simrun version
 
 FILE is a scenario file; NAME is a bundled scenario (simrun list shows them).
@@ -54,6 +55,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdList(args[1:], stdout, stderr)
 	case "topo":
 		return cmdTopo(args[1:], stdout, stderr)
+	case "reproduce":
+		return cmdReproduce(args[1:], stdout, stderr)
 	case "version", "--version":
 		return cmdVersion(stdout)
 	case "help", "-h", "--help":
