@@ -233,8 +233,12 @@ func eofIsUnexpected(err error) error {
 
 // Reply writers (RESP2 types).
 
-func writeSimple(w *bufio.Writer, s string) { w.WriteByte('+'); w.WriteString(s); w.WriteString("\r\n") }
-func writeError(w *bufio.Writer, s string)  { w.WriteByte('-'); w.WriteString(s); w.WriteString("\r\n") }
+func writeSimple(w *bufio.Writer, s string) {
+	w.WriteByte('+')
+	w.WriteString(s)
+	w.WriteString("\r\n")
+}
+func writeError(w *bufio.Writer, s string) { w.WriteByte('-'); w.WriteString(s); w.WriteString("\r\n") }
 
 func writeInt(w *bufio.Writer, n int64) {
 	var b [24]byte

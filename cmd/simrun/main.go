@@ -29,6 +29,7 @@ Usage:
   simrun list
   simrun topo [PRESET|host] [--json]
   simrun reproduce [--out FILE]
+  simrun serve --tap NAME --ip CIDR --app kv|echo --port N [--cores K] [--mac M]
   simrun version
 
 FILE is a scenario file; NAME is a bundled scenario (simrun list shows them).
@@ -57,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdTopo(args[1:], stdout, stderr)
 	case "reproduce":
 		return cmdReproduce(args[1:], stdout, stderr)
+	case "serve":
+		return cmdServe(args[1:], stdout, stderr)
 	case "version", "--version":
 		return cmdVersion(stdout)
 	case "help", "-h", "--help":

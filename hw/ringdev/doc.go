@@ -1,0 +1,18 @@
+// Package ringdev is an in-memory pair of ethdev ports, the Go form of
+// DPDK's net_ring poll-mode driver (drivers/net/ring, rte_eth_from_rings):
+// what one port transmits is received by the other, mbuf pointers passed
+// through lock-free single-producer/single-consumer rings without a copy.
+//
+// Unlike the sim/nic model it runs in real time and is safe for use from
+// several goroutines at once, one per queue as DPDK allows: every
+// (tx queue of one port, rx queue of the other) pair has its own SPSC ring,
+// so no lock is ever taken on the packet path. With several rx queues and
+// RSS enabled, the receiving port spreads TCP/IPv4 flows with the Toeplitz
+// hash and a redirection table as a NIC does (Microsoft's "RSS hashing"
+// specification; DPDK rte_eth_dev_rss_reta_update). A full rx ring drops the
+// frame and counts it in the receiver's imissed, as a NIC does.
+//
+// NewMempool gives a thread-safe, allocation-free hw.Mempool (a bounded
+// multi-producer multi-consumer queue of mbufs, the shape of DPDK's default
+// "ring_mp_mc" mempool handler) for the real-time driver and live mode.
+package ringdev

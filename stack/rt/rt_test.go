@@ -1,0 +1,111 @@
+package rt_test
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/hw/ringdev"
+	"github.com/savanna-sim/savanna/stack/iface"
+	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/rt"
+)
+
+func newRuntime(cfg rt.Config) (*rt.Runtime, *ringdev.Port) {
+	a, b, err := ringdev.NewPair(ringdev.Config{}, ringdev.Config{})
+	Expect(err).NotTo(HaveOccurred())
+	pool, err := ringdev.NewMempool("p", 4096, 2048)
+	Expect(err).NotTo(HaveOccurred())
+	r, err := rt.New(cfg, lstack.Config{Iface: iface.Config{Address: "10.1.0.1/24"}}, a, pool)
+	Expect(err).NotTo(HaveOccurred())
+	return r, b
+}
+
+var _ = Describe("real-time driver", func() {
+	It("runs tasks kicked from many goroutines on the lcore, each exactly once per kick round", func() {
+		r, _ := newRuntime(rt.Config{NoLockOSThread: true})
+		r.Start()
+		defer r.Stop()
+		lc := r.Lcores()[0]
+		var ran atomic.Int64
+		var wg sync.WaitGroup
+		for g := 0; g < 8; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 500; i++ {
+					done := make(chan struct{})
+					Expect(lc.Submit(func(*rt.Lcore) { ran.Add(1); close(done) })).To(Succeed())
+					<-done
+				}
+			}()
+		}
+		wg.Wait()
+		Expect(ran.Load()).To(BeEquivalentTo(4000))
+	})
+
+	It("parks an idle lcore and wakes it for work", func() {
+		r, _ := newRuntime(rt.Config{NoLockOSThread: true, Spin: time.Microsecond})
+		r.Start()
+		defer r.Stop()
+		lc := r.Lcores()[0]
+		Eventually(func() uint64 { return r.Snapshot().Lcores[0].Driver.Parks }).WithTimeout(5 * time.Second).Should(BeNumerically(">", 0))
+		done := make(chan struct{})
+		Expect(lc.Submit(func(*rt.Lcore) { close(done) })).To(Succeed())
+		Eventually(done).WithTimeout(5 * time.Second).Should(BeClosed())
+		Expect(r.Snapshot().Lcores[0].Driver.Wakeups).To(BeNumerically(">", 0))
+	})
+
+	It("meters in real time: Now advances, Charge counts", func() {
+		m := rt.NewMeter(time.Now())
+		m.Charge(hw.CostCopyByte, 10)
+		m.Charge(hw.CostCopyByte, 5)
+		Expect(m.Count(hw.CostCopyByte)).To(BeEquivalentTo(15))
+		t0 := m.Now()
+		Eventually(m.Now).Should(BeNumerically(">", t0))
+	})
+
+	It("fails requests after Stop instead of hanging", func() {
+		r, _ := newRuntime(rt.Config{NoLockOSThread: true})
+		r.Start()
+		r.Stop()
+		Expect(r.Lcores()[0].Submit(func(*rt.Lcore) {})).To(MatchError(rt.ErrStopped))
+		Expect(r.Snapshot().Lcores).To(HaveLen(1))
+	})
+
+	It("hands ARP frames to every instance, not only the one on queue 0", func() {
+		r, b := newRuntime(rt.Config{Lcores: 2, NoLockOSThread: true})
+		pool, err := ringdev.NewMempool("peer", 64, 2048)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(b.Configure(hw.PortConf{RxQueues: 1, TxQueues: 1})).To(Succeed())
+		Expect(b.SetupRxQueue(0, 64, pool)).To(Succeed())
+		Expect(b.SetupTxQueue(0, 64)).To(Succeed())
+		Expect(b.Start()).To(Succeed())
+		r.Start()
+		defer r.Stop()
+		// An ARP request for 10.1.0.1 from 10.1.0.9 (RFC 826).
+		f := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 9, 0x08, 0x06,
+			0, 1, 0x08, 0x00, 6, 4, 0, 1, 2, 0, 0, 0, 0, 9, 10, 1, 0, 9,
+			0, 0, 0, 0, 0, 0, 10, 1, 0, 1}
+		m := pool.Get()
+		Expect(m.SetData(append(f, make([]byte, 18)...))).To(Succeed())
+		Expect(b.TxBurst(0, []*hw.Mbuf{m})).To(Equal(1))
+		Eventually(func() []uint64 {
+			s := r.Snapshot()
+			return []uint64{s.Lcores[0].Iface.ARP.RxRequests, s.Lcores[1].Iface.ARP.RxRequests}
+		}).WithTimeout(5 * time.Second).Should(Equal([]uint64{1, 1}))
+	})
+
+	DescribeTable("validates its configuration naming the key",
+		func(cfg rt.Config, msg string) {
+			Expect(cfg.Validate()).To(MatchError(ContainSubstring(msg)))
+		},
+		Entry("too many lcores", rt.Config{Lcores: 100}, "lcores: 100"),
+		Entry("ring not a power of two", rt.Config{RxRing: 1000}, "rx_ring: 1000"),
+		Entry("negative spin", rt.Config{Spin: -1}, "spin:"),
+	)
+})
