@@ -129,25 +129,31 @@ func (e *Engine) Run() {
 // Halt stops Run or RunUntil after the event that is running.
 func (e *Engine) Halt() { e.halted = true }
 
+// up moves the event at i towards the root until its parent is earlier.
+// It moves a hole rather than swapping, so each event is written once.
 func (e *Engine) up(i int) {
 	q := e.queue
+	ev := q[i]
 	for i > 0 {
 		p := (i - 1) / 4
-		if !q[i].before(&q[p]) {
+		if !ev.before(&q[p]) {
 			break
 		}
-		q[i], q[p] = q[p], q[i]
+		q[i] = q[p]
 		i = p
 	}
+	q[i] = ev
 }
 
+// down moves the event at i towards the leaves until no child is earlier.
 func (e *Engine) down(i int) {
 	q := e.queue
 	n := len(q)
+	ev := q[i]
 	for {
 		first := 4*i + 1
 		if first >= n {
-			return
+			break
 		}
 		best := first
 		for c := first + 1; c < first+4 && c < n; c++ {
@@ -155,10 +161,11 @@ func (e *Engine) down(i int) {
 				best = c
 			}
 		}
-		if !q[best].before(&q[i]) {
-			return
+		if !q[best].before(&ev) {
+			break
 		}
-		q[i], q[best] = q[best], q[i]
+		q[i] = q[best]
 		i = best
 	}
+	q[i] = ev
 }
