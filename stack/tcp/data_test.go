@@ -52,6 +52,31 @@ var _ = Describe("Data transfer", func() {
 			Expect(st.RetransSegs).To(BeEquivalentTo(len(gaps)))
 			Expect(c.Info().Cwnd).To(Equal(segSize)) // loss window (RFC 5681 section 3.1)
 		})
+		It("sends pure ACKs with SND.MAX after a timeout rewinds SND.NXT, so the peer accepts them", func() {
+			off := false
+			h = newHarness(Config{MinRTO: 200 * time.Millisecond, DelayedAck: &off})
+			c = h.established(defaultPeer())
+			_, _ = c.Write(make([]byte, 3*segSize))
+			h.s.Poll(h.now)
+			sent := h.take()
+			Expect(sent).To(HaveLen(3))
+			max := sent[2].Seq.Add(segSize)
+			h.advance(200 * time.Millisecond) // the RTO: SND.NXT goes back to SND.UNA
+			Expect(h.take()).NotTo(BeEmpty())
+			// Data from the peer that acknowledges nothing new: our ACK of it
+			// must carry SND.MAX, not the rewound SND.NXT.
+			h.inject(h.seg(FlagACK|FlagPSH, sent[0].Seq, []byte("hi")))
+			h.s.Poll(h.now)
+			var ack *captured
+			for _, s := range h.take() {
+				if len(s.Payload) == 0 && s.Flags.Has(FlagACK) {
+					ack = &s
+				}
+			}
+			Expect(ack).NotTo(BeNil())
+			Expect(ack.Seq).To(Equal(max))
+		})
+
 		It("follows SRTT + 4*RTTVAR above the minimum and gives up after max_retries", func() {
 			h = newHarness(Config{MinRTO: time.Millisecond, MaxRetries: 3})
 			c = h.established(defaultPeer())

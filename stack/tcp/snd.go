@@ -292,7 +292,13 @@ func (c *Conn) fillAck(o *Repr, now time.Duration) {
 func (c *Conn) sendAck(now time.Duration) {
 	var o Repr
 	o.SrcPort, o.DstPort = c.id.localPort, c.id.remotePort
-	o.Seq = c.sndNxt
+	// A pure ACK carries SND.MAX, not SND.NXT: after a retransmission
+	// timeout rewinds SND.NXT to SND.UNA, a sequence number below what the
+	// peer has received is out of its window and the ACK's information
+	// would be dropped (RFC 9293 section 3.10.7.4); two peers that both
+	// rewound would trade unacceptable ACKs for ever. BSD's tcp_output
+	// does the same.
+	o.Seq = c.sndMax
 	c.fillAck(&o, now)
 	c.s.send(now, c.id, &o, nil, 0, 0)
 }
