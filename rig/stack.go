@@ -123,9 +123,7 @@ func indexOf(h *host, p *port) int {
 }
 
 // stackFigures reports each instance's counters.
-func (hs *hostStack) figures(t interface {
-	AddStruct(string, any)
-}) {
+func (hs *hostStack) figures(t report.Tree) {
 	for i, in := range hs.instances {
 		pre := "stack." + strconv.Itoa(i)
 		t.AddStruct(pre+".instance", in.Stats())

@@ -134,7 +134,7 @@ func (c *Core) Fire(e *Engine, _ uint64) {
 	}
 	end := c.Now()
 	c.inTurn = false
-	c.account(c.turnStart, end)
+	c.account(end)
 	c.busyUntil = end
 	switch {
 	case worked || c.again:
@@ -144,17 +144,15 @@ func (c *Core) Fire(e *Engine, _ uint64) {
 	}
 }
 
-// account adds a turn's time to the statistics, clipped to the
-// measurement window.
-func (c *Core) account(start, end time.Duration) {
+// account adds a turn's charged time to the statistics, unless the turn
+// ended before the measurement window began. Idle time is derived from
+// the window in Stats.
+func (c *Core) account(end time.Duration) {
 	if end <= c.statsSince {
 		return
 	}
-	user := time.Duration(c.chargedPS[hw.ModeUser] / 1000)
-	kernel := time.Duration(c.chargedPS[hw.ModeKernel] / 1000)
-	c.stats.User += user
-	c.stats.Kernel += kernel
-	c.stats.Idle += c.idled
+	c.stats.User += time.Duration(c.chargedPS[hw.ModeUser] / 1000)
+	c.stats.Kernel += time.Duration(c.chargedPS[hw.ModeKernel] / 1000)
 }
 
 // ResetStats starts a new measurement window at the current time, as the
