@@ -1,7 +1,6 @@
 package rig
 
 import (
-	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"github.com/savanna-sim/savanna/apps/redis"
 	"github.com/savanna-sim/savanna/apps/resp"
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/rss"
 	"github.com/savanna-sim/savanna/rig/report"
 	"github.com/savanna-sim/savanna/sim/nic"
 	"github.com/savanna-sim/savanna/stack/iface"
@@ -258,13 +258,9 @@ func rssPorts(p *port, local [4]byte, remote tcp.Addr, q int) func(int) uint16 {
 				next++
 				return next - 1
 			}
-			var in [12]byte
-			copy(in[0:4], remote.IP[:])
-			copy(in[4:8], local[:])
-			binary.BigEndian.PutUint16(in[8:], remote.Port)
-			binary.BigEndian.PutUint16(in[10:], next)
-			h := nic.ToeplitzHash(key, in[:])
-			if int(reta[h%uint32(len(reta))]) == q {
+			// The replies' hash input: their source (the remote) first.
+			h := rss.HashIPv4(key, remote.IP, local, remote.Port, next)
+			if int(rss.RETAQueue(reta, h)) == q {
 				next++
 				return next - 1
 			}

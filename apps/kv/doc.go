@@ -7,9 +7,12 @@
 // The protocol is the Redis Serialization Protocol version 2
 // (https://redis.io/docs/latest/develop/reference/protocol-spec/):
 // commands are arrays of bulk strings, or inline commands split on
-// spaces. The parser reads from a bufio.Reader, so partial reads and
-// pipelined commands need nothing special: replies are buffered and
-// flushed when no more input is buffered, as Redis does. Lengths are
-// bounded (Limits); an absurd length gets "-ERR Protocol error" and the
-// connection is closed, as Redis does, and nothing panics on bad input.
+// spaces. Parsing, reply writing and the command table are apps/resp's
+// (resp.ParseCommandLimits and resp.Store, shared with the Savanna-stack
+// redis server); this package adds the blocking stream around them: the
+// Reader buffers partial reads and pipelined commands, and replies are
+// buffered and flushed when no more input is buffered, as Redis does.
+// Lengths are bounded (Limits); an absurd length gets "-ERR Protocol
+// error" and the connection is closed, as Redis does, and nothing panics
+// on bad input.
 package kv

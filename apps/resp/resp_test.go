@@ -77,13 +77,83 @@ var _ = Describe("the store", func() {
 		Expect(run(s, "MGET", "a", "x", "b")).To(Equal("*3\r\n$1\r\n1\r\n$-1\r\n$1\r\n2\r\n"))
 		Expect(run(s, "EXISTS", "a", "b", "x")).To(Equal(":2\r\n"))
 		Expect(run(s, "DEL", "a", "x")).To(Equal(":1\r\n"))
-		Expect(run(s, "CONFIG", "GET", "save")).To(Equal("*0\r\n"))
+		Expect(run(s, "CONFIG", "GET", "save")).To(Equal("*2\r\n$4\r\nsave\r\n$0\r\n\r\n"))
 		Expect(run(s, "SET", "k")).To(HavePrefix("-ERR wrong number of arguments for 'set'"))
-		Expect(run(s, "FROB")).To(Equal("-ERR unknown command 'FROB'\r\n"))
+		Expect(run(s, "FROB")).To(Equal("-ERR unknown command 'FROB', with args beginning with: \r\n"))
 		st := s.Stats()
 		Expect(st.Commands).To(Equal(uint64(13)))
 		Expect(st.Errors).To(Equal(uint64(3)))
 		Expect(st.ByName["SET"]).To(Equal(uint64(2)))
+	})
+})
+
+var _ = Describe("the store's command table", func() {
+	// Each entry runs its commands on a fresh store and expects the
+	// concatenated replies, as Redis gives them.
+	DescribeTable("answers as Redis does",
+		func(cmds [][]string, want string) {
+			s := resp.NewStore()
+			var out []byte
+			for _, c := range cmds {
+				args := make([][]byte, len(c))
+				for i, a := range c {
+					args[i] = []byte(a)
+				}
+				out = s.Execute(out, args)
+			}
+			Expect(string(out)).To(Equal(want))
+		},
+		Entry("SET NX only when absent", [][]string{{"SET", "k", "1", "NX"}, {"SET", "k", "2", "nx"}, {"GET", "k"}}, "+OK\r\n$-1\r\n$1\r\n1\r\n"),
+		Entry("SET XX only when present", [][]string{{"SET", "k", "1", "XX"}, {"SET", "k", "1"}, {"SET", "k", "2", "XX"}, {"GET", "k"}}, "$-1\r\n+OK\r\n+OK\r\n$1\r\n2\r\n"),
+		Entry("SET GET returns the old value", [][]string{{"SET", "k", "1", "GET"}, {"SET", "k", "2", "GET"}}, "$-1\r\n$1\r\n1\r\n"),
+		Entry("SET EX and PX are accepted", [][]string{{"SET", "k", "1", "EX", "10"}, {"SET", "k", "1", "PX", "5", "KEEPTTL"}}, "+OK\r\n+OK\r\n"),
+		Entry("SET EX needs a positive time", [][]string{{"SET", "k", "1", "EX", "0"}}, "-ERR invalid expire time in 'set' command\r\n"),
+		Entry("SET NX XX is a syntax error", [][]string{{"SET", "k", "1", "NX", "XX"}, {"SET", "k", "1", "FOO"}}, "-ERR syntax error\r\n-ERR syntax error\r\n"),
+		Entry("DECR, INCRBY, DECRBY", [][]string{{"DECR", "n"}, {"INCRBY", "n", "43"}, {"DECRBY", "n", "2"}}, ":-1\r\n:42\r\n:40\r\n"),
+		Entry("INCR overflow", [][]string{{"SET", "n", "9223372036854775807"}, {"INCR", "n"}}, "+OK\r\n-ERR increment or decrement would overflow\r\n"),
+		Entry("DECRBY the minimum", [][]string{{"DECRBY", "n", "-9223372036854775808"}}, "-ERR decrement would overflow\r\n"),
+		Entry("SELECT 0 only", [][]string{{"SELECT", "0"}, {"SELECT", "1"}}, "+OK\r\n-ERR DB index is out of range\r\n"),
+		Entry("FLUSHDB and DBSIZE", [][]string{{"MSET", "a", "1", "b", "2"}, {"FLUSHDB"}, {"DBSIZE"}}, "+OK\r\n+OK\r\n:0\r\n"),
+		Entry("UNLINK", [][]string{{"SET", "a", "1"}, {"UNLINK", "a", "b"}}, "+OK\r\n:1\r\n"),
+		Entry("CLIENT SETNAME", [][]string{{"CLIENT", "SETNAME", "x"}}, "+OK\r\n"),
+		Entry("COMMAND DOCS and COUNT", [][]string{{"COMMAND", "DOCS"}, {"COMMAND", "COUNT"}}, "*0\r\n:0\r\n"),
+		Entry("CONFIG GET appendonly", [][]string{{"CONFIG", "GET", "appendonly"}}, "*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n"),
+		Entry("unknown command names its arguments", [][]string{{"FOO", "a\r\nb", "c", "d", "e"}}, "-ERR unknown command 'FOO', with args beginning with: 'a  b' 'c' 'd' \r\n"),
+	)
+
+	It("counts unknown commands apart, so clients cannot grow ByName", func() {
+		s := resp.NewStore()
+		for _, name := range []string{"X1", "X2", "GET"} {
+			s.Execute(nil, [][]byte{[]byte(name), []byte("k")})
+		}
+		st := s.Stats()
+		Expect(st.Unknown).To(Equal(uint64(2)))
+		Expect(st.ByName).To(Equal(map[string]uint64{"GET": 1}))
+	})
+})
+
+var _ = Describe("parse limits", func() {
+	lim := resp.Limits{MaxArgs: 2, MaxBulk: 4, MaxInline: 8}
+	DescribeTable("refuses requests over the limits with Redis's texts",
+		func(in, msg string) {
+			_, _, err := resp.ParseCommandLimits([]byte(in), nil, lim)
+			var pe *resp.ProtocolError
+			Expect(errors.As(err, &pe)).To(BeTrue(), "%v", err)
+			Expect(pe.Msg).To(Equal(msg))
+		},
+		Entry("too many elements", "*3\r\n", "invalid multibulk length"),
+		Entry("bulk too long", "*1\r\n$5\r\n", "invalid bulk length"),
+		Entry("inline line too long", "PING 1234567\r\n", "too big inline request"),
+		Entry("inline line too long before its end", "PING 12345678", "too big inline request"),
+		Entry("too many inline words", "A B C\r\n", "invalid multibulk length"),
+	)
+
+	It("accepts what fits, and bare LF line ends as Redis does", func() {
+		in := []byte("*2\n$3\nGET\r\n$4\nabcd\r\n+tail")
+		args, n, err := resp.ParseCommandLimits(in, nil, lim)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strs(args)).To(Equal([]string{"GET", "abcd"}))
+		Expect(n).To(Equal(len(in) - len("+tail")))
 	})
 })
 

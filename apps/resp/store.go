@@ -2,20 +2,27 @@ package resp
 
 import (
 	"bytes"
-	"strconv"
+	"strings"
 )
 
 // Stats count what a store executed.
 type Stats struct {
-	Commands uint64            `json:"commands"`
-	Errors   uint64            `json:"errors"`
-	Keys     int               `json:"keys"`
-	ByName   map[string]uint64 `json:"by_command"`
+	Commands uint64 `json:"commands"`
+	// Errors counts error replies (wrong arity, syntax, type, unknown
+	// command).
+	Errors uint64 `json:"errors"`
+	// Unknown counts commands the store does not implement; they are
+	// not in ByName, so a client cannot grow it without bound.
+	Unknown uint64            `json:"unknown_commands"`
+	Keys    int               `json:"keys"`
+	ByName  map[string]uint64 `json:"by_command"`
 }
 
 // Store is an in-memory key-value store that executes commands and
-// appends their replies. It is not safe for concurrent use; a server
-// with several threads gives each its own or locks around Execute.
+// appends their replies: the subset of Redis that redis-benchmark and
+// redis-cli use (see commandNames). It is not safe for concurrent use; a
+// server with several threads gives each its own or locks around
+// Execute. It keeps no TTLs: expiry options are checked and ignored.
 type Store struct {
 	data  map[string][]byte
 	stats Stats
@@ -37,15 +44,22 @@ func (s *Store) Stats() Stats {
 	return st
 }
 
-// upper returns the command name in upper case without allocating for
-// the common names.
-func upper(b []byte) string {
-	for _, name := range [...]string{"GET", "SET", "PING", "DEL", "INCR", "MSET", "MGET", "EXISTS", "CONFIG", "COMMAND", "ECHO", "FLUSHALL", "DBSIZE", "QUIT"} {
+// commandNames are the commands Execute implements, most frequent first.
+func commandNames() [22]string {
+	return [...]string{"GET", "SET", "PING", "INCR", "MGET", "MSET", "DEL", "EXISTS",
+		"INCRBY", "DECR", "DECRBY", "UNLINK", "ECHO", "DBSIZE", "FLUSHALL", "FLUSHDB",
+		"SELECT", "QUIT", "CONFIG", "COMMAND", "CLIENT", "READONLY"}
+}
+
+// canonical returns the command name in upper case, without allocating,
+// and false when Execute does not know it.
+func canonical(b []byte) (string, bool) {
+	for _, name := range commandNames() {
 		if bytes.EqualFold(b, []byte(name)) {
-			return name
+			return name, true
 		}
 	}
-	return string(bytes.ToUpper(b))
+	return "", false
 }
 
 // Execute runs one command and appends its reply to out.
@@ -53,14 +67,14 @@ func (s *Store) Execute(out []byte, args [][]byte) []byte {
 	if len(args) == 0 {
 		return out
 	}
-	name := upper(args[0])
 	s.stats.Commands++
+	name, ok := canonical(args[0])
+	if !ok {
+		s.stats.Unknown++
+		return s.error(out, unknownCommand(args))
+	}
 	s.stats.ByName[name]++
 	argc := len(args) - 1
-	wrongArgs := func() []byte {
-		s.stats.Errors++
-		return AppendError(out, "ERR wrong number of arguments for '"+lower(name)+"' command")
-	}
 	switch name {
 	case "PING":
 		switch argc {
@@ -69,98 +83,132 @@ func (s *Store) Execute(out []byte, args [][]byte) []byte {
 		case 1:
 			return AppendBulk(out, args[1])
 		}
-		return wrongArgs()
 	case "ECHO":
-		if argc != 1 {
-			return wrongArgs()
+		if argc == 1 {
+			return AppendBulk(out, args[1])
 		}
-		return AppendBulk(out, args[1])
 	case "SET":
-		if argc < 2 {
-			return wrongArgs()
+		if argc >= 2 {
+			return s.set(out, args)
 		}
-		s.data[string(args[1])] = append([]byte(nil), args[2]...)
-		return AppendSimple(out, "OK")
 	case "GET":
-		if argc != 1 {
-			return wrongArgs()
-		}
-		v, ok := s.data[string(args[1])]
-		if !ok {
+		if argc == 1 {
+			if v, ok := s.data[string(args[1])]; ok {
+				return AppendBulk(out, v)
+			}
 			return AppendNull(out)
 		}
-		return AppendBulk(out, v)
-	case "DEL", "EXISTS":
-		if argc < 1 {
-			return wrongArgs()
-		}
-		var n int64
-		for _, k := range args[1:] {
-			if _, ok := s.data[string(k)]; ok {
-				n++
-				if name == "DEL" {
-					delete(s.data, string(k))
+	case "DEL", "UNLINK", "EXISTS":
+		if argc >= 1 {
+			var n int64
+			for _, k := range args[1:] {
+				if _, ok := s.data[string(k)]; ok {
+					n++
+					if name != "EXISTS" {
+						delete(s.data, string(k))
+					}
 				}
 			}
+			return AppendInt(out, n)
 		}
-		return AppendInt(out, n)
-	case "INCR":
-		if argc != 1 {
-			return wrongArgs()
+	case "INCR", "DECR":
+		if argc == 1 {
+			return s.incr(out, name, args[1], nil)
 		}
-		v := int64(0)
-		if cur, ok := s.data[string(args[1])]; ok {
-			n, err := strconv.ParseInt(string(cur), 10, 64)
-			if err != nil {
-				s.stats.Errors++
-				return AppendError(out, "ERR value is not an integer or out of range")
-			}
-			v = n
+	case "INCRBY", "DECRBY":
+		if argc == 2 {
+			return s.incr(out, name, args[1], args[2])
 		}
-		v++
-		s.data[string(args[1])] = strconv.AppendInt(nil, v, 10)
-		return AppendInt(out, v)
 	case "MSET":
-		if argc < 2 || argc%2 != 0 {
-			return wrongArgs()
-		}
-		for i := 1; i+1 < len(args); i += 2 {
-			s.data[string(args[i])] = append([]byte(nil), args[i+1]...)
-		}
-		return AppendSimple(out, "OK")
-	case "MGET":
-		if argc < 1 {
-			return wrongArgs()
-		}
-		out = AppendArrayHeader(out, argc)
-		for _, k := range args[1:] {
-			if v, ok := s.data[string(k)]; ok {
-				out = AppendBulk(out, v)
-			} else {
-				out = AppendNull(out)
+		if argc >= 2 && argc%2 == 0 {
+			for i := 1; i+1 < len(args); i += 2 {
+				s.data[string(args[i])] = append([]byte(nil), args[i+1]...)
 			}
+			return AppendSimple(out, "OK")
 		}
-		return out
+	case "MGET":
+		if argc >= 1 {
+			out = AppendArrayHeader(out, argc)
+			for _, k := range args[1:] {
+				if v, ok := s.data[string(k)]; ok {
+					out = AppendBulk(out, v)
+				} else {
+					out = AppendNull(out)
+				}
+			}
+			return out
+		}
 	case "DBSIZE":
 		return AppendInt(out, int64(len(s.data)))
-	case "FLUSHALL":
+	case "FLUSHALL", "FLUSHDB":
 		clear(s.data)
 		return AppendSimple(out, "OK")
-	case "CONFIG":
-		// redis-benchmark asks CONFIG GET save and appendonly at start; an
-		// empty list of pairs is a valid answer.
-		if argc >= 1 && bytes.EqualFold(args[1], []byte("GET")) {
-			return AppendArrayHeader(out, 0)
+	case "SELECT":
+		// One database, as Redis Cluster has: only index 0 exists.
+		if argc == 1 {
+			if string(args[1]) != "0" {
+				return s.error(out, "ERR DB index is out of range")
+			}
+			return AppendSimple(out, "OK")
 		}
-		return AppendSimple(out, "OK")
-	case "COMMAND":
-		// redis-cli asks COMMAND DOCS at start; an empty reply is valid.
-		return AppendArrayHeader(out, 0)
 	case "QUIT":
+		// The server closes the connection after this reply.
+		return AppendSimple(out, "OK")
+	case "CONFIG":
+		if argc >= 1 {
+			return s.config(out, args)
+		}
+	case "COMMAND":
+		// redis-cli asks COMMAND DOCS to offer hints and redis-benchmark
+		// may ask COMMAND; an empty array is a valid (if unhelpful)
+		// answer to both.
+		if argc >= 1 && eq(args[1], "COUNT") {
+			return AppendInt(out, 0)
+		}
+		return AppendArrayHeader(out, 0)
+	case "CLIENT", "READONLY":
+		// Client bookkeeping (CLIENT SETNAME/SETINFO) the store has no
+		// use for.
 		return AppendSimple(out, "OK")
 	}
-	s.stats.Errors++
-	return AppendError(out, "ERR unknown command '"+string(args[0])+"'")
+	return s.error(out, "ERR wrong number of arguments for '"+strings.ToLower(name)+"' command")
 }
 
-func lower(s string) string { return string(bytes.ToLower([]byte(s))) }
+// error appends an error reply and counts it.
+func (s *Store) error(out []byte, msg string) []byte {
+	s.stats.Errors++
+	return AppendError(out, msg)
+}
+
+func eq(b []byte, s string) bool { return bytes.EqualFold(b, []byte(s)) }
+
+// unknownCommand is Redis's reply text for a command it does not know
+// (server.c processCommand), naming the first three arguments.
+func unknownCommand(args [][]byte) string {
+	var b strings.Builder
+	b.WriteString("ERR unknown command '")
+	b.WriteString(printable(args[0], 128))
+	b.WriteString("', with args beginning with: ")
+	for _, a := range args[1:min(len(args), 4)] {
+		b.WriteString("'")
+		b.WriteString(printable(a, 64))
+		b.WriteString("' ")
+	}
+	return b.String()
+}
+
+// printable keeps an error reply on one line: control bytes would break
+// the RESP framing.
+func printable(b []byte, max int) string {
+	if len(b) > max {
+		b = b[:max]
+	}
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if c < 0x20 || c == 0x7f {
+			c = ' '
+		}
+		out[i] = c
+	}
+	return string(out)
+}

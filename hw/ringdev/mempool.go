@@ -8,6 +8,11 @@ import (
 	"github.com/savanna-sim/savanna/hw"
 )
 
+// cacheLinePad keeps indexes written by different goroutines on separate
+// cache lines so that they do not false-share (rte_ring's and
+// rte_mempool's __rte_cache_aligned fields).
+type cacheLinePad [64]byte
+
 // Mempool is a thread-safe hw.Mempool: a bounded multi-producer
 // multi-consumer queue of free mbufs (Dmitry Vyukov's bounded MPMC queue,
 // the algorithm family of DPDK's ring_mp_mc mempool handler). Get and Put

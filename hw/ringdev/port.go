@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/rss"
+	"github.com/savanna-sim/savanna/internal/spsc"
 )
 
 // Errors of the port's control path.
@@ -29,7 +31,7 @@ type queueStats struct {
 
 // rxQueue is one receive queue: one SPSC ring per peer tx queue.
 type rxQueue struct {
-	rings  []*spsc
+	rings  []*spsc.Ring[*hw.Mbuf]
 	next   int // round-robin start, owned by the polling lcore
 	pool   hw.Mempool
 	notify atomic.Pointer[func()]
@@ -49,6 +51,7 @@ type Port struct {
 	desc  int
 	reta  []uint16
 	key   []byte
+	rssT  *rss.Table // key's Toeplitz table, built at Configure
 	run   atomic.Bool
 	ready atomic.Bool // configured with queues; read by the peer's tx path
 
@@ -114,13 +117,12 @@ func (p *Port) Configure(conf hw.PortConf) error {
 		}
 		p.key = append([]byte(nil), conf.RSSKey...)
 	}
+	p.rssT = rss.NewTable(p.key)
 	p.conf = conf
 	p.rx = make([]*rxQueue, conf.RxQueues)
 	p.ntx = conf.TxQueues
 	p.reta = make([]uint16, RETASize)
-	for i := range p.reta {
-		p.reta[i] = uint16(i % conf.RxQueues)
-	}
+	rss.DefaultRETA(p.reta, conf.RxQueues)
 	p.ready.Store(false)
 	return nil
 }
@@ -139,9 +141,13 @@ func (p *Port) SetupRxQueue(q int, nbDesc int, pool hw.Mempool) error {
 	if err := checkDesc(nbDesc); err != nil {
 		return fmt.Errorf("ringdev %q rx queue %d: %w", p.cfg.Name, q, err)
 	}
-	rq := &rxQueue{pool: pool, rings: make([]*spsc, MaxQueues)}
+	rq := &rxQueue{pool: pool, rings: make([]*spsc.Ring[*hw.Mbuf], MaxQueues)}
 	for i := range rq.rings {
-		rq.rings[i] = newSPSC(nbDesc)
+		r, err := spsc.New[*hw.Mbuf](nbDesc)
+		if err != nil {
+			return fmt.Errorf("ringdev %q rx queue %d: %w", p.cfg.Name, q, err)
+		}
+		rq.rings[i] = r
 	}
 	p.rx[q] = rq
 	return nil
@@ -212,7 +218,7 @@ func (p *Port) RxBurst(q int, pkts []*hw.Mbuf) int {
 	nr := len(rq.rings)
 	for i := 0; i < nr && n < len(pkts); i++ {
 		r := rq.rings[(rq.next+i)%nr]
-		n += r.dequeueBurst(pkts[n:])
+		n += r.DequeueBurst(pkts[n:])
 	}
 	rq.next = (rq.next + 1) % nr
 	if n == 0 {
@@ -249,7 +255,7 @@ func (p *Port) TxBurst(q int, pkts []*hw.Mbuf) int {
 			continue
 		}
 		rq := peer.pickQueue(m)
-		if !peer.rx[rq].rings[q].enqueue(m) {
+		if !peer.rx[rq].rings[q].Enqueue(m) {
 			peer.rxs[rq].errors.Add(1)
 			m.Free()
 			continue
@@ -278,13 +284,13 @@ func (p *Port) pickQueue(m *hw.Mbuf) int {
 	if len(p.rx) == 1 || p.conf.RSSHashTypes == 0 {
 		return 0
 	}
-	h, ok := flowHash(m.Data(), p.conf.RSSHashTypes, p.key)
+	h, ok := flowHash(m.Data(), p.conf.RSSHashTypes, p.rssT)
 	if !ok {
 		return 0
 	}
 	m.RSSHash = h
 	m.Flags |= hw.RxRSSHash
-	return int(p.reta[h%RETASize])
+	return int(rss.RETAQueue(p.reta, h))
 }
 
 // Stats implements hw.EthDev.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/hw/ringdev"
+	"github.com/savanna-sim/savanna/internal/rss"
 )
 
 // tcpFrame builds an Ethernet/IPv4/TCP header-only frame for a 4-tuple.
@@ -192,7 +193,7 @@ var _ = Describe("Toeplitz hash", func() {
 		// "Verifying the RSS Hash Calculation": 66.9.149.187:2794 ->
 		// 161.142.100.80:1766 hashes to 0x51ccc178 (IPv4 with TCP ports).
 		in := []byte{66, 9, 149, 187, 161, 142, 100, 80, 0x0a, 0xea, 0x06, 0xe6}
-		Expect(ringdev.ToeplitzHash(ringdev.DefaultRSSKey(), in)).To(Equal(uint32(0x51ccc178)))
-		Expect(ringdev.ToeplitzHash(ringdev.DefaultRSSKey(), in[:8])).To(Equal(uint32(0x323e8fc2)))
+		Expect(rss.Toeplitz(ringdev.DefaultRSSKey(), in)).To(Equal(uint32(0x51ccc178)))
+		Expect(rss.Toeplitz(ringdev.DefaultRSSKey(), in[:8])).To(Equal(uint32(0x323e8fc2)))
 	})
 })

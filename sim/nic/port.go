@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/rss"
 	"github.com/savanna-sim/savanna/sim"
 )
 
@@ -53,7 +54,7 @@ type Port struct {
 	started    bool
 	maxRxLen   int // largest frame taken, without FCS
 	rssKey     []byte
-	rssTable   *toeplitzTable
+	rssTable   *rss.Table
 	reta       []uint16
 	rx         []rxQueue
 	tx         []txQueue
@@ -83,7 +84,7 @@ func NewPort(eng *sim.Engine, id uint16, cfg PortConfig) (*Port, error) {
 		port.mac = derivedMAC(cfg.Name, id)
 	}
 	port.rssKey = MicrosoftRSSKey()
-	port.rssTable = newToeplitzTable(port.rssKey)
+	port.rssTable = rss.NewTable(port.rssKey)
 	port.reta = make([]uint16, p.RETASize)
 	port.maxRxLen = p.MaxFrameLen - fcsLen
 	return port, nil
@@ -180,7 +181,7 @@ func (p *Port) Configure(conf hw.PortConf) error {
 	p.conf.RSSKey = nil
 	if conf.RSSKey != nil {
 		p.rssKey = append(p.rssKey[:0], conf.RSSKey...)
-		p.rssTable = newToeplitzTable(p.rssKey)
+		p.rssTable = rss.NewTable(p.rssKey)
 	}
 	// DPDK 22.11's rte_eth_dev_configure takes an MTU of 0 as
 	// RTE_ETHER_MTU (1500); the NIC then drops longer frames. A VLAN
@@ -499,7 +500,7 @@ func (p *Port) receive(data []byte, now time.Duration, badFCS bool) {
 		if p.conf.RSSHashTypes != 0 {
 			var t RSSTuple
 			if rssInput(f, p.conf.RSSHashTypes, &t) {
-				hash, hashed = p.rssTable.hash(t.Bytes()), true
+				hash, hashed = p.rssTable.Hash(t.Bytes()), true
 				q = int(RETAQueue(p.reta, hash))
 			}
 		}

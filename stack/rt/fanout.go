@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/spsc"
 )
 
 // fanoutDev is the port as one lcore's instance sees it when there are
@@ -16,7 +17,7 @@ type fanoutDev struct {
 	rt *Runtime
 	q  int
 	// in[j] carries copies from lcore j to this one.
-	in []*mbufRing
+	in []*spsc.Ring[*hw.Mbuf]
 }
 
 // arpCopyRing is the size of each lcore-to-lcore ARP ring.
@@ -36,7 +37,7 @@ func (f *fanoutDev) RxBurst(q int, pkts []*hw.Mbuf) int {
 		if j == f.q || n == len(pkts) {
 			continue
 		}
-		n += r.dequeueBurst(pkts[n:])
+		n += r.DequeueBurst(pkts[n:])
 	}
 	return n
 }
@@ -58,7 +59,7 @@ func (r *Runtime) copyARP(from int, m *hw.Mbuf) {
 			r.arpCopyDrops.Add(1)
 			continue
 		}
-		if !r.fan[j].in[from].enqueue(c) {
+		if !r.fan[j].in[from].Enqueue(c) {
 			c.Free()
 			r.arpCopyDrops.Add(1)
 			continue

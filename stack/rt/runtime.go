@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/rss"
+	"github.com/savanna-sim/savanna/internal/spsc"
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/tcp"
@@ -30,6 +32,7 @@ type Runtime struct {
 
 	rss  bool
 	key  []byte
+	rssT *rss.Table // key's Toeplitz table
 	reta []uint16
 	addr [4]byte
 
@@ -42,7 +45,7 @@ type Runtime struct {
 }
 
 type fanState struct {
-	in      []*mbufRing
+	in      []*spsc.Ring[*hw.Mbuf]
 	scratch []byte
 }
 
@@ -83,15 +86,21 @@ func New(cfg Config, stackCfg lstack.Config, dev hw.EthDev, pool hw.Mempool) (*R
 		r.rss, r.key, r.reta = true, dev.RSSKey(), dev.RETA()
 		if len(r.reta) == 0 || len(r.key) < 16 {
 			r.rss = false
+		} else {
+			r.rssT = rss.NewTable(r.key)
 		}
 	}
 	seed := rand.New(rand.NewPCG(cfg.Seed, uint64(k)))
 	for q := 0; q < k; q++ {
 		var qdev hw.EthDev = dev
 		if k > 1 {
-			fs := &fanState{in: make([]*mbufRing, k), scratch: make([]byte, 0, pool.DataRoom())}
+			fs := &fanState{in: make([]*spsc.Ring[*hw.Mbuf], k), scratch: make([]byte, 0, pool.DataRoom())}
 			for j := range fs.in {
-				fs.in[j] = newMbufRing(arpCopyRing)
+				ring, err := spsc.New[*hw.Mbuf](arpCopyRing)
+				if err != nil {
+					return nil, fmt.Errorf("rt: ARP copy ring: %w", err)
+				}
+				fs.in[j] = ring
 			}
 			r.fan = append(r.fan, fs)
 			qdev = &fanoutDev{EthDev: dev, rt: r, q: q, in: fs.in}
@@ -178,45 +187,19 @@ func (lc *Lcore) LocalPortFor(local [4]byte, remote tcp.Addr) uint16 {
 		return 0
 	}
 	// The replies' hash input: their source (the remote) first.
-	var in [12]byte
-	copy(in[0:4], remote.IP[:])
-	copy(in[4:8], local[:])
-	in[8], in[9] = byte(remote.Port>>8), byte(remote.Port)
 	for i := 0; i < 28232; i++ {
 		p := lc.nextPort
 		lc.nextPort++
 		if lc.nextPort < 32768 || lc.nextPort > 60999 {
 			lc.nextPort = 32768
 		}
-		in[10], in[11] = byte(p>>8), byte(p)
-		h := toeplitz(r.key, in[:])
-		if int(r.reta[int(h)%len(r.reta)]) == lc.id {
+		in := rss.IPv4Input(remote.IP, local, remote.Port, p)
+		h := r.rssT.Hash(in[:])
+		if int(rss.RETAQueue(r.reta, h)) == lc.id {
 			return p
 		}
 	}
 	return 0
-}
-
-// toeplitz is the Microsoft RSS Toeplitz hash (see ringdev.ToeplitzHash).
-func toeplitz(key, input []byte) uint32 {
-	var h uint32
-	for i, b := range input {
-		for bit := 0; bit < 8; bit++ {
-			if b&(0x80>>bit) == 0 {
-				continue
-			}
-			pos := i*8 + bit
-			var w uint64
-			for k := 0; k < 5; k++ {
-				w <<= 8
-				if j := pos/8 + k; j < len(key) {
-					w |= uint64(key[j])
-				}
-			}
-			h ^= uint32(w >> (8 - pos%8))
-		}
-	}
-	return h
 }
 
 // LcoreSnapshot is one lcore's counters.

@@ -1,0 +1,61 @@
+package rss
+
+import "encoding/binary"
+
+// Tuple is the input of the RSS hash for one packet, built without
+// allocation: Bytes returns the part in use. The order is the RSS
+// specification's (and its verification vectors'): source address,
+// destination address, then source port and destination port, all in
+// network byte order.
+type Tuple struct {
+	buf [MaxInput]byte
+	n   int
+}
+
+// Set makes t the input for addresses src and dst (4 bytes each for
+// IPv4, 16 for IPv6; longer slices are cut to MaxInput in all) and, when
+// ports is true, the ports sport and dport after them.
+func (t *Tuple) Set(src, dst []byte, ports bool, sport, dport uint16) {
+	n := copy(t.buf[:], src)
+	n += copy(t.buf[n:], dst)
+	if ports && n+4 <= len(t.buf) {
+		binary.BigEndian.PutUint16(t.buf[n:], sport)
+		binary.BigEndian.PutUint16(t.buf[n+2:], dport)
+		n += 4
+	}
+	t.n = n
+}
+
+// Reset empties t.
+func (t *Tuple) Reset() { t.n = 0 }
+
+// Bytes returns the hash input.
+func (t *Tuple) Bytes() []byte { return t.buf[:t.n] }
+
+// IPv4Input returns the 12-byte input of a TCP or UDP over IPv4 flow:
+// src, dst, sport, dport.
+func IPv4Input(src, dst [4]byte, sport, dport uint16) [12]byte {
+	var in [12]byte
+	copy(in[0:4], src[:])
+	copy(in[4:8], dst[:])
+	binary.BigEndian.PutUint16(in[8:], sport)
+	binary.BigEndian.PutUint16(in[10:], dport)
+	return in
+}
+
+// HashIPv4 returns the Toeplitz hash under key of the TCP or UDP over
+// IPv4 flow from src:sport to dst:dport (the RSSIPv4TCP/RSSIPv4UDP hash
+// types).
+func HashIPv4(key []byte, src, dst [4]byte, sport, dport uint16) uint32 {
+	in := IPv4Input(src, dst, sport, dport)
+	return Toeplitz(key, in[:])
+}
+
+// HashIPv4Addrs returns the Toeplitz hash under key of the addresses
+// alone (the RSSIPv4 hash type: fragments and other protocols).
+func HashIPv4Addrs(key []byte, src, dst [4]byte) uint32 {
+	var in [8]byte
+	copy(in[0:4], src[:])
+	copy(in[4:8], dst[:])
+	return Toeplitz(key, in[:])
+}
