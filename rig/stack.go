@@ -105,8 +105,12 @@ func (w *world) buildStack(h *host) error {
 		core.Attach(in)
 		hs.instances = append(hs.instances, in)
 	}
+	// max_connections holds for the host's whole stack, as Gazelle's does
+	// for the process, whichever instance RSS hands a connection to.
+	budget := tcp.NewConnBudget(tcpCfg.MaxConns)
 	for _, in := range hs.instances {
 		in.SetPeers(hs.instances)
+		in.TCP().SetConnBudget(budget)
 	}
 	p.users = len(st.Cores)
 	h.stack = hs

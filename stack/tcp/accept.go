@@ -146,7 +146,7 @@ func (l *Listener) input(now time.Duration, id fourTuple, r *Repr) {
 		s.stats.Drops.SynInvalid++
 		return
 	}
-	if len(s.conns) >= s.cfg.MaxConns {
+	if s.full() {
 		s.stats.ConnLimitRefused++
 		return
 	}
@@ -244,7 +244,7 @@ func (l *Listener) cookieACK(now time.Duration, id fourTuple, r *Repr) bool {
 		s.stats.SynCookiesFailed++
 		return false
 	}
-	if len(l.acceptQ) >= l.backlog || len(s.conns) >= s.cfg.MaxConns {
+	if len(l.acceptQ) >= l.backlog || s.full() {
 		s.stats.ListenOverflows++
 		s.stats.ListenDrops++
 		s.stats.Drops.AcceptQueueFull++

@@ -133,6 +133,9 @@ func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
 		c.rcvWscale++
 	}
 	s.conns[id] = c
+	if s.budget != nil {
+		s.budget.inUse.Add(1)
+	}
 	return c
 }
 
@@ -147,6 +150,9 @@ func (s *Stack) removeConn(c *Conn) {
 	}
 	if s.conns[c.id] == c {
 		delete(s.conns, c.id)
+		if s.budget != nil {
+			s.budget.inUse.Add(-1)
+		}
 	}
 	c.setState(StateClosed)
 	c.sndBuf.release()

@@ -9,7 +9,7 @@ import "time"
 // EventWritable; failure as EventError with Err() ErrConnRefused or
 // ErrTimeout.
 func (s *Stack) Connect(now time.Duration, local, remote Addr) (*Conn, error) {
-	if len(s.conns) >= s.cfg.MaxConns {
+	if s.full() {
 		s.stats.ConnLimitRefused++
 		return nil, ErrConnLimit
 	}

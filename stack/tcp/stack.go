@@ -93,6 +93,8 @@ type Stack struct {
 	chalCount  int
 
 	stats Stats
+	// budget is the process-wide connection limit, nil when none.
+	budget *ConnBudget
 }
 
 // New returns a stack. The secrets of ISNs (RFC 6528), SYN cookies and
