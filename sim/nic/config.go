@@ -268,71 +268,61 @@ func parseRSSKey(s string, keySize int) ([]byte, error) {
 	return k, nil
 }
 
+// flagName is one scenario name of a flag.
+type flagName[F ~uint32 | ~uint64] struct {
+	name string
+	flag F
+}
+
+// parseFlags ORs the flags that names name (case-insensitive), or names
+// the first unknown one and lists the known.
+func parseFlags[F ~uint32 | ~uint64](names []string, known []flagName[F]) (F, error) {
+	var out F
+	for _, n := range names {
+		found := false
+		for _, k := range known {
+			if strings.EqualFold(n, k.name) {
+				out |= k.flag
+				found = true
+				break
+			}
+		}
+		if !found {
+			list := make([]string, len(known))
+			for i, k := range known {
+				list[i] = k.name
+			}
+			return 0, fmt.Errorf("%q: unknown; expected one of %s", n, strings.Join(list, ", "))
+		}
+	}
+	return out, nil
+}
+
 // ParseRSSHashTypes parses hash type names (ipv4, ipv4_tcp, ipv4_udp,
 // ipv6, ipv6_tcp, ipv6_udp).
 func ParseRSSHashTypes(names []string) (hw.RSSHashType, error) {
-	var t hw.RSSHashType
-	for _, n := range names {
-		switch strings.ToLower(n) {
-		case "ipv4":
-			t |= hw.RSSIPv4
-		case "ipv4_tcp":
-			t |= hw.RSSIPv4TCP
-		case "ipv4_udp":
-			t |= hw.RSSIPv4UDP
-		case "ipv6":
-			t |= hw.RSSIPv6
-		case "ipv6_tcp":
-			t |= hw.RSSIPv6TCP
-		case "ipv6_udp":
-			t |= hw.RSSIPv6UDP
-		default:
-			return 0, fmt.Errorf("%q: unknown; expected ipv4, ipv4_tcp, ipv4_udp, ipv6, ipv6_tcp or ipv6_udp", n)
-		}
-	}
-	return t, nil
+	return parseFlags(names, []flagName[hw.RSSHashType]{
+		{"ipv4", hw.RSSIPv4}, {"ipv4_tcp", hw.RSSIPv4TCP}, {"ipv4_udp", hw.RSSIPv4UDP},
+		{"ipv6", hw.RSSIPv6}, {"ipv6_tcp", hw.RSSIPv6TCP}, {"ipv6_udp", hw.RSSIPv6UDP},
+	})
 }
 
 // ParseRxOffloads parses rx offload names (ipv4_cksum, tcp_cksum,
 // udp_cksum, rss_hash).
 func ParseRxOffloads(names []string) (hw.RxOffloads, error) {
-	var o hw.RxOffloads
-	for _, n := range names {
-		switch strings.ToLower(n) {
-		case "ipv4_cksum":
-			o |= hw.RxOffloadIPv4Checksum
-		case "tcp_cksum":
-			o |= hw.RxOffloadTCPChecksum
-		case "udp_cksum":
-			o |= hw.RxOffloadUDPChecksum
-		case "rss_hash":
-			o |= hw.RxOffloadRSSHash
-		default:
-			return 0, fmt.Errorf("%q: unknown; expected ipv4_cksum, tcp_cksum, udp_cksum or rss_hash", n)
-		}
-	}
-	return o, nil
+	return parseFlags(names, []flagName[hw.RxOffloads]{
+		{"ipv4_cksum", hw.RxOffloadIPv4Checksum}, {"tcp_cksum", hw.RxOffloadTCPChecksum},
+		{"udp_cksum", hw.RxOffloadUDPChecksum}, {"rss_hash", hw.RxOffloadRSSHash},
+	})
 }
 
 // ParseTxOffloads parses tx offload names (ipv4_cksum, tcp_cksum,
 // udp_cksum, multi_segs).
 func ParseTxOffloads(names []string) (hw.TxOffloads, error) {
-	var o hw.TxOffloads
-	for _, n := range names {
-		switch strings.ToLower(n) {
-		case "ipv4_cksum":
-			o |= hw.TxOffloadIPv4Checksum
-		case "tcp_cksum":
-			o |= hw.TxOffloadTCPChecksum
-		case "udp_cksum":
-			o |= hw.TxOffloadUDPChecksum
-		case "multi_segs":
-			o |= hw.TxOffloadMultiSegs
-		default:
-			return 0, fmt.Errorf("%q: unknown; expected ipv4_cksum, tcp_cksum, udp_cksum or multi_segs", n)
-		}
-	}
-	return o, nil
+	return parseFlags(names, []flagName[hw.TxOffloads]{
+		{"ipv4_cksum", hw.TxOffloadIPv4Checksum}, {"tcp_cksum", hw.TxOffloadTCPChecksum},
+		{"udp_cksum", hw.TxOffloadUDPChecksum}, {"multi_segs", hw.TxOffloadMultiSegs},
+	})
 }
 
 // SwitchConfig is a learning switch in a scenario file.
