@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/savanna-sim/savanna/apps/latency"
 	"github.com/savanna-sim/savanna/apps/pktgen"
 	"github.com/savanna-sim/savanna/apps/testpmd"
 	"github.com/savanna-sim/savanna/rig/scenario"
@@ -38,6 +39,11 @@ type PortApp struct {
 type runner interface {
 	ResetStats(now time.Duration)
 	Figures(now time.Duration) any
+}
+
+// latencyApp is a runner whose latency distribution report.html plots.
+type latencyApp interface {
+	Latency() *latency.Recorder
 }
 
 // app is one app of a host.
@@ -148,6 +154,7 @@ type pktgenRunner struct{ g *pktgen.Generator }
 
 func (r pktgenRunner) ResetStats(now time.Duration)  { r.g.ResetStats(now) }
 func (r pktgenRunner) Figures(now time.Duration) any { return r.g.Stats(now) }
+func (r pktgenRunner) Latency() *latency.Recorder    { return r.g.RTT() }
 
 func buildPktgen(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
 	var spec pktgenSpec

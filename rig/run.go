@@ -70,6 +70,7 @@ func Run(s *scenario.Scenario, opts Options) (*report.Report, error) {
 		}
 		r.Variants = append(r.Variants, v.Name)
 		r.Figures[v.Name] = w.figures()
+		r.Latencies = append(r.Latencies, w.latencies()...)
 	}
 	results, err := expect.Evaluate(s.File.Expect, r.Figures)
 	if err != nil {

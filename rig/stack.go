@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	apphttp "github.com/savanna-sim/savanna/apps/http"
+	"github.com/savanna-sim/savanna/apps/latency"
 	"github.com/savanna-sim/savanna/apps/redis"
 	"github.com/savanna-sim/savanna/apps/resp"
 	"github.com/savanna-sim/savanna/hw"
@@ -208,7 +209,8 @@ type redisBenchSpec struct {
 
 type redisBenchRunner struct{ b *redis.Benchmark }
 
-func (r redisBenchRunner) ResetStats(time.Duration) { r.b.ResetStats() }
+func (r redisBenchRunner) ResetStats(time.Duration)   { r.b.ResetStats() }
+func (r redisBenchRunner) Latency() *latency.Recorder { return r.b.Latency() }
 
 func (r redisBenchRunner) Figures(time.Duration) any {
 	s := r.b.Stats()
@@ -357,6 +359,7 @@ type wrkRunner struct{ w *apphttp.Wrk }
 
 func (r wrkRunner) ResetStats(now time.Duration)  { r.w.ResetStats(now) }
 func (r wrkRunner) Figures(now time.Duration) any { return r.w.Stats(now) }
+func (r wrkRunner) Latency() *latency.Recorder    { return r.w.Latency() }
 
 func buildWrk(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
 	var spec wrkSpec

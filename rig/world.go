@@ -259,3 +259,22 @@ func hugepageFigures(t report.Tree, s numa.MemoryStats) {
 	t.Set("double_frees", float64(s.DoubleFrees))
 	t.Set("bad_frees", float64(s.BadFrees))
 }
+
+// latencies returns the latency distributions of the apps that measure
+// one, for report.html.
+func (w *world) latencies() []report.Distribution {
+	var out []report.Distribution
+	for _, a := range w.apps {
+		la, ok := a.run.(latencyApp)
+		if !ok {
+			continue
+		}
+		lat, cum := la.Latency().Distribution()
+		d := report.Distribution{Variant: w.v.Name, App: a.name, Fraction: cum}
+		for _, l := range lat {
+			d.LatencyUS = append(d.LatencyUS, float64(l)/1e3)
+		}
+		out = append(out, d)
+	}
+	return out
+}

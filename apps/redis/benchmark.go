@@ -148,6 +148,9 @@ func NewBenchmark(cfg BenchConfig, in *lstack.Instance, remote tcp.Addr, port fu
 	return b, nil
 }
 
+// Latency returns the recorder of every request's latency, for plots.
+func (b *Benchmark) Latency() *latency.Recorder { return b.all }
+
 // ResetStats does nothing: a benchmark measures its own phases by request
 // count, as redis-benchmark does.
 func (b *Benchmark) ResetStats() {}

@@ -121,6 +121,7 @@ func writeOutputs(dir string, r *report.Report) error {
 	for name, write := range map[string]func(io.Writer) error{
 		"report.json": r.WriteJSON,
 		"report.md":   r.WriteMarkdown,
+		"report.html": r.WriteHTML,
 	} {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {

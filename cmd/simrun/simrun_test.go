@@ -77,9 +77,14 @@ var _ = Describe("simrun run", func() {
 		code, _, errOut := simrun("run", "quickstart", "--out", dir)
 		Expect(errOut).To(BeEmpty())
 		Expect(code).To(Equal(0))
-		for _, f := range []string{"report.json", "report.md", "default.server.eth0.pcapng"} {
+		for _, f := range []string{"report.json", "report.md", "report.html", "default.server.eth0.pcapng"} {
 			Expect(filepath.Join(dir, f)).To(BeAnExistingFile())
 		}
+		page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(page)).To(ContainSubstring("Latency CDF per variant"))
+		Expect(string(page)).To(ContainSubstring("CPU busy per host and variant"))
+		Expect(strings.Count(string(page), "<svg")).To(Equal(2))
 	})
 
 	It("wires QAT devices and their fault events", func() {

@@ -34,6 +34,8 @@ type Report struct {
 	// Figures maps a variant to its figures.
 	Figures      map[string]Tree `json:"figures"`
 	Expectations []Expectation   `json:"expectations"`
+	// Latencies are the apps' latency distributions, for report.html.
+	Latencies []Distribution `json:"-"`
 }
 
 // Passed reports whether every expectation held.
