@@ -1,0 +1,45 @@
+//go:build dpdk
+
+package dpdk
+
+/*
+#include "sv_dpdk.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// LcoreIDAny is rte_lcore_id() of a thread the EAL does not know
+// (LCORE_ID_ANY).
+const LcoreIDAny = int(^uint32(0))
+
+// RegisterThread locks the calling goroutine to its OS thread and
+// registers the thread with the EAL (rte_thread_register), so that it has
+// an lcore id: mempool per-lcore caches then serve it, and DPDK's
+// per-lcore statistics count it. The real-time driver's lcore goroutines
+// call it first thing; each must call UnregisterThread before it returns.
+// It returns the lcore id given.
+func (e *EAL) RegisterThread() (int, error) {
+	runtime.LockOSThread()
+	rc := C.sv_thread_register()
+	if rc < 0 {
+		runtime.UnlockOSThread()
+		return LcoreIDAny, fmt.Errorf("dpdk: rte_thread_register: %w (all RTE_MAX_LCORE lcore ids taken?)", errnoErr(rc))
+	}
+	return int(rc), nil
+}
+
+// UnregisterThread releases the calling thread's lcore id
+// (rte_thread_unregister) and unlocks the goroutine from the thread.
+func (e *EAL) UnregisterThread() {
+	C.rte_thread_unregister()
+	runtime.UnlockOSThread()
+}
+
+// LcoreID returns the calling thread's lcore id (rte_lcore_id), or
+// LcoreIDAny for a thread that is not registered. The answer is only
+// meaningful on a goroutine locked to its thread.
+func (e *EAL) LcoreID() int { return int(C.sv_lcore_id()) }
