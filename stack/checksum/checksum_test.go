@@ -35,7 +35,7 @@ var _ = Describe("the Internet checksum", func() {
 		b := []byte{0x45, 0x00, 0x00, 0x54, 0x12, 0x34, 0x40, 0x00, 0x40, 0x01, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2}
 		binary.BigEndian.PutUint16(b[10:], checksum.Checksum(b))
 		old := binary.BigEndian.Uint16(b[8:]) // TTL and protocol
-		b[8]--                                 // a router decrements the TTL
+		b[8]--                                // a router decrements the TTL
 		updated := checksum.Update(binary.BigEndian.Uint16(b[10:]), old, binary.BigEndian.Uint16(b[8:]))
 		binary.BigEndian.PutUint16(b[10:], 0)
 		Expect(updated).To(Equal(checksum.Checksum(b)))
