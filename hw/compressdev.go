@@ -151,6 +151,11 @@ type CompressCapabilities struct {
 	MinWindowLog   int
 	MaxWindowLog   int
 	MaxLevel       int
+	// FinalOnlyStateless says the device ends every stateless output
+	// with a final block whatever the flush flag, so a stream cannot be
+	// built from several stateless requests (DPDK 22.11's compress_isal
+	// and compress_zlib behave so; QAT honours FlushSync and FlushFull).
+	FinalOnlyStateless bool
 }
 
 // CompressStats mirrors struct rte_compressdev_stats.

@@ -113,6 +113,12 @@ func (d *Deflater) hwRequest(data []byte, flag hw.FlushFlag, ck hw.ChecksumType,
 	}
 	dev := inst.Device()
 	caps := dev.Capabilities()
+	if caps.FinalOnlyStateless && flag != hw.FlushFinal {
+		// The device would end the stream here: this request cannot be
+		// joined to the next, so software serves it (not a failure).
+		p.stats.UnsupportedRequests++
+		return false, 0, false, nil
+	}
 	switch {
 	case ck == hw.ChecksumCRC32 && !caps.CRC32, ck == hw.ChecksumAdler32 && !caps.Adler32:
 		ck = hw.ChecksumNone

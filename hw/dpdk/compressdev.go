@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"strings"
 	"sync"
@@ -36,6 +37,9 @@ type CompressDevStats struct {
 	// streams (see needsPrecheck).
 	Prechecked      uint64 `json:"prechecked"`
 	PrecheckRefused uint64 `json:"precheck_refused"`
+	// Reseeded counts seeded checksums computed in Go because the
+	// software PMD gets them wrong (see complete).
+	Reseeded uint64 `json:"reseeded_checksums"`
 }
 
 // CompressDev is an hw.CompressDev over one rte_compressdev: the QAT PMD
@@ -63,8 +67,10 @@ type CompressDev struct {
 	refused atomic.Uint64
 	invalid atomic.Uint64
 	trunc   atomic.Uint64
-	checked atomic.Uint64
-	cutoff  atomic.Uint64
+	// reseeded counts seeded checksums computed in Go (see complete).
+	reseeded atomic.Uint64
+	checked  atomic.Uint64
+	cutoff   atomic.Uint64
 
 	// precheck is set for drivers that hang on a truncated stream.
 	precheck bool
@@ -180,6 +186,9 @@ func (d *CompressDev) readCaps() error {
 		MinWindowLog:   int(wmin),
 		MaxWindowLog:   int(wmax),
 		MaxLevel:       maxLevel(driver),
+		// Found by running the zlib shim on them: both finish the stream
+		// on a stateless operation flushed with FULL or SYNC.
+		FinalOnlyStateless: needsPrecheck(driver),
 	}
 	return nil
 }
@@ -406,6 +415,18 @@ func (d *CompressDev) complete(op *hw.CompOp, r *C.struct_sv_comp_result) {
 	op.Checksum = uint32(r.chksum)
 	op.Status = opStatus(int(r.status))
 	op.Debug = ""
+	if op.InputChecksum != 0 && op.Type == hw.OpStateless && op.Xform.Kind == hw.XformCompress &&
+		needsPrecheck(d.caps.DriverName) && op.Consumed <= len(op.Src) {
+		// 22.11's compress_isal returns a wrong checksum when seeded with
+		// the checksum of earlier data (input_chksum), which the zlib shim
+		// does when a stream's last request follows parts served in
+		// software (found by the shim's round trips on this device); the
+		// software PMDs' seeded checksums are computed here instead.
+		if sum, ok := seededChecksum(op.Xform.Checksum, op.InputChecksum, op.Src[:op.Consumed]); ok {
+			op.Checksum = sum
+			d.reseeded.Add(1)
+		}
+	}
 	if int(r.produced) > int(r.copied) {
 		d.trunc.Add(1)
 		op.Status = hw.StatusOutOfSpaceTerminated
@@ -414,6 +435,29 @@ func (d *CompressDev) complete(op *hw.CompOp, r *C.struct_sv_comp_result) {
 	if op.Status != hw.StatusSuccess && op.Debug == "" {
 		op.Debug = fmt.Sprintf("%s: status %v, debug_status %#x", d.caps.DriverName, op.Status, uint64(r.debug))
 	}
+}
+
+// seededChecksum continues a CRC32 or Adler-32 from seed over data.
+func seededChecksum(ck hw.ChecksumType, seed uint32, data []byte) (uint32, bool) {
+	switch ck {
+	case hw.ChecksumCRC32:
+		return crc32.Update(seed, crc32.IEEETable, data), true
+	case hw.ChecksumAdler32:
+		// RFC 1950 section 8.2, continued from the running sums.
+		const mod = 65521
+		a, b := seed&0xffff, seed>>16
+		for len(data) > 0 {
+			n := min(len(data), 5552) // the most bytes before b can overflow
+			for _, c := range data[:n] {
+				a += uint32(c)
+				b += a
+			}
+			a, b = a%mod, b%mod
+			data = data[n:]
+		}
+		return b<<16 | a, true
+	}
+	return 0, false
 }
 
 // opStatus maps enum rte_comp_op_status onto hw.OpStatus (which puts
@@ -453,7 +497,7 @@ func (d *CompressDev) Stats() hw.CompressStats {
 // DriverStats returns the driver's own counters.
 func (d *CompressDev) DriverStats() CompressDevStats {
 	return CompressDevStats{Refused: d.refused.Load(), Invalid: d.invalid.Load(), Truncated: d.trunc.Load(),
-		Prechecked: d.checked.Load(), PrecheckRefused: d.cutoff.Load()}
+		Prechecked: d.checked.Load(), PrecheckRefused: d.cutoff.Load(), Reseeded: d.reseeded.Load()}
 }
 
 // Close stops the device and frees its xforms and pools
