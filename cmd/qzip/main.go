@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/hw/dpdk"
 	"github.com/savanna-sim/savanna/sim/qat"
 )
 
@@ -24,7 +26,7 @@ func main() {
 
 // defaultEnv wires qzip to a simulated QAT device.
 func defaultEnv() env {
-	e := env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, pid: 1}
+	e := env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, pid: 1, openDPDK: openDPDK}
 	svc, err := qat.NewService(qat.Config{Devices: []qat.DeviceConfig{{Model: "c62x"}}},
 		qat.Options{RNG: rand.New(rand.NewPCG(1, 1))})
 	if err != nil {
@@ -40,4 +42,14 @@ func defaultEnv() env {
 			ps.Requests, ps.Attaches, ps.Syscalls.Open, ps.Syscalls.Ioctl, ps.Syscalls.Futex, ps.Syscalls.Mmap, m.Now())
 	}
 	return e
+}
+
+// openDPDK starts the EAL and opens a compress device as the shim's
+// accelerator. Without -tags dpdk it fails with an error naming the tag.
+func openDPDK(ealArgs, device string) (hw.CompressService, error) {
+	eal, err := dpdk.Init(dpdk.Config{Args: strings.Fields(ealArgs)})
+	if err != nil {
+		return nil, err
+	}
+	return eal.OpenCompressService(device, dpdk.CompressConfig{Socket: dpdk.AnySocket})
 }

@@ -25,6 +25,9 @@ type options struct {
 	chunk      int
 	policy     zlibshim.Policy
 	completion zlibshim.CompletionMode
+	backend    string // sim or dpdk
+	eal        string // EAL arguments for dpdk
+	device     string // compress device for dpdk
 	files      []string
 }
 
@@ -38,6 +41,9 @@ type env struct {
 	meter          hw.Meter
 	// deviceSummary, when set, adds the device's own view to -v.
 	deviceSummary func() string
+	// openDPDK starts DPDK's EAL with ealArgs and returns the compress
+	// device named device as the accelerator (-backend dpdk).
+	openDPDK func(ealArgs, device string) (hw.CompressService, error)
 }
 
 func parseArgs(args []string, stderr io.Writer) (options, error) {
@@ -57,6 +63,9 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&policy, "policy", "failover", "software-only, failover or hardware-only")
 	fs.BoolVar(&sw, "sw", false, "software only (same as -policy software-only)")
 	fs.StringVar(&mode, "P", "polling", "completion mode: polling or thread")
+	fs.StringVar(&o.backend, "backend", "sim", "accelerator: sim (a simulated QAT c62x) or dpdk (a DPDK compress device; needs a build with -tags dpdk)")
+	fs.StringVar(&o.eal, "eal", "--no-huge -m 256 --no-pci --no-shconf -l 0 --vdev=compress_isal", "with -backend dpdk: the EAL arguments")
+	fs.StringVar(&o.device, "device", "compress_isal", "with -backend dpdk: the compress device (compress_isal, compress_zlib, or a QAT PMD's name)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: qzip [-d] [-k] [-c] [-f] [-v] [-L level] [-O gzip|gzipext|deflate] [-C chunk] [-P polling|thread] [-policy p | -sw] [file ...]\n")
 		fs.PrintDefaults()
@@ -80,6 +89,9 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	if err := o.completion.UnmarshalText([]byte(mode)); err != nil {
 		return o, fmt.Errorf("-P: %w", err)
 	}
+	if o.backend != "sim" && o.backend != "dpdk" {
+		return o, fmt.Errorf("-backend %s: want sim or dpdk", o.backend)
+	}
 	o.files = fs.Args()
 	return o, nil
 }
@@ -100,6 +112,17 @@ func run(args []string, e env) int {
 		return 1
 	}
 	svc := e.svc
+	if o.backend == "dpdk" {
+		if e.openDPDK == nil {
+			fmt.Fprintf(e.stderr, "qzip: -backend dpdk: not wired in this program\n")
+			return 1
+		}
+		if svc, err = e.openDPDK(o.eal, o.device); err != nil {
+			fmt.Fprintf(e.stderr, "qzip: -backend dpdk: %v\n", err)
+			return 1
+		}
+		e.deviceSummary = nil // the simulated device's view does not apply
+	}
 	if o.policy == zlibshim.PolicySoftwareOnly {
 		svc = nil
 	}

@@ -42,3 +42,8 @@ func (*EAL) UnregisterThread() {}
 
 // Close does nothing in this build.
 func (*EAL) Close() error { return nil }
+
+// OpenCompressService fails: this build has no DPDK backend.
+func (*EAL) OpenCompressService(string, CompressConfig) (hw.CompressService, error) {
+	return nil, ErrNotBuilt
+}

@@ -154,3 +154,13 @@ func (s *Service) Exit(pid hw.ProcessID) {
 }
 
 var _ hw.CompressService = (*Service)(nil)
+
+// OpenCompressService opens the compressdev name with cfg and returns a
+// Service over its queue pairs: the zlib shim's accelerator on DPDK.
+func (e *EAL) OpenCompressService(name string, cfg CompressConfig) (hw.CompressService, error) {
+	d, err := e.OpenCompressDev(name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return NewService(d), nil
+}
