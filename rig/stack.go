@@ -253,29 +253,19 @@ func buildRedisBenchmark(w *world, h *host, key string, node *yaml.Node) (string
 
 // rssPorts returns a picker of local ports whose replies from remote the
 // port's RSS steers to queue q, as user-space stacks choose source ports
-// for connections they open (each instance sees only its own queue).
+// for connections they open (each instance sees only its own queue). A
+// single-queue port takes any port.
 func rssPorts(p *port, local [4]byte, remote tcp.Addr, q int) func(int) uint16 {
-	reta := p.dev.RETA()
-	key := p.dev.RSSKey()
 	next := uint16(20000)
+	reta := p.dev.RETA()
+	if len(reta) == 0 || len(p.pools) < 2 {
+		return func(int) uint16 { next++; return next - 1 }
+	}
+	t := rss.NewTable(p.dev.RSSKey())
 	return func(int) uint16 {
-		for ; next < 65535; next++ {
-			if len(reta) == 0 || !multiQueue(p) {
-				next++
-				return next - 1
-			}
-			// The replies' hash input: their source (the remote) first.
-			h := rss.HashIPv4(key, remote.IP, local, remote.Port, next)
-			if int(rss.RETAQueue(reta, h)) == q {
-				next++
-				return next - 1
-			}
-		}
-		return 0
+		return rss.PortForQueue(t, reta, q, remote.IP, local, remote.Port, &next, 20000, 65534)
 	}
 }
-
-func multiQueue(p *port) bool { return len(p.pools) > 1 }
 
 func sortedKeys(m map[string]yaml.Node) []string {
 	keys := make([]string, 0, len(m))

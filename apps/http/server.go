@@ -3,7 +3,6 @@ package http
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
@@ -119,7 +118,6 @@ type site struct {
 	old     []*worker
 	owner   map[*tcp.Conn]*worker
 	events  []tcp.Event
-	buf     []byte
 }
 
 // worker is one Tengine worker process on a site.
@@ -161,7 +159,7 @@ func NewServer(cfg ServerConfig, instances []*lstack.Instance, corpus *Corpus, n
 		if err != nil {
 			return nil, err
 		}
-		st := &site{s: s, in: in, ln: ln, owner: map[*tcp.Conn]*worker{}, buf: make([]byte, 16<<10)}
+		st := &site{s: s, in: in, ln: ln, owner: map[*tcp.Conn]*worker{}}
 		w, err := s.startWorker(i)
 		if err != nil {
 			return nil, err
@@ -286,19 +284,12 @@ func (st *site) Poll(m hw.Meter) (bool, time.Duration) {
 
 func (st *site) serve(m hw.Meter, w *worker, hc *httpConn, mask tcp.EventMask) {
 	if mask&(tcp.EventReadable|tcp.EventHangup|tcp.EventError) != 0 {
-		for {
-			n, err := st.in.Read(m, hc.c, st.buf)
-			hc.in = append(hc.in, st.buf[:n]...)
-			if err != nil {
-				if !errors.Is(err, io.EOF) || len(hc.in) == 0 {
-					st.drop(m, w, hc)
-					return
-				}
-				break
-			}
-			if n == 0 {
-				break // drained: readiness is edge-triggered, so read until empty
-			}
+		var eof bool
+		var err error
+		hc.in, eof, err = st.in.ReadAvailable(m, hc.c, hc.in)
+		if err != nil || (eof && len(hc.in) == 0) {
+			st.drop(m, w, hc)
+			return
 		}
 		if !st.handle(m, w, hc) {
 			return
@@ -407,18 +398,15 @@ func (w *worker) gzip(body []byte, cfg GzipConfig) ([]byte, error) {
 }
 
 func (st *site) flush(m hw.Meter, w *worker, hc *httpConn) {
-	for len(hc.out) > 0 {
-		n, err := st.in.Write(m, hc.c, hc.out)
-		if err != nil {
-			st.drop(m, w, hc)
-			return
-		}
-		hc.out = hc.out[n:]
-		if n == 0 {
-			return
-		}
+	rest, err := st.in.WriteAvailable(m, hc.c, hc.out)
+	switch {
+	case err != nil:
+		st.drop(m, w, hc)
+	case len(rest) == 0:
+		hc.out = hc.out[:0]
+	default:
+		hc.out = rest
 	}
-	hc.out = hc.out[:0:cap(hc.out)]
 }
 
 func (st *site) drop(m hw.Meter, w *worker, hc *httpConn) {

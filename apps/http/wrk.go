@@ -3,7 +3,6 @@ package http
 import (
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/savanna-sim/savanna/apps/latency"
@@ -64,7 +63,6 @@ type Wrk struct {
 	conns   []*wrkConn
 	byConn  map[*tcp.Conn]*wrkConn
 	events  []tcp.Event
-	buf     []byte
 	lat     *latency.Recorder
 	stats   WrkStats
 	since   time.Duration
@@ -99,7 +97,7 @@ func NewWrk(cfg WrkConfig, in *lstack.Instance, remote tcp.Addr, port func(i int
 		cfg.Gzip = &t
 	}
 	w := &Wrk{cfg: cfg, in: in, remote: remote, port: port, byConn: map[*tcp.Conn]*wrkConn{},
-		buf: make([]byte, 64<<10), lat: latency.New()}
+		lat: latency.New()}
 	if cfg.Rate > 0 {
 		w.interval = time.Duration(float64(cfg.Connections) / cfg.Rate * 1e9)
 	}
@@ -229,38 +227,25 @@ func (w *Wrk) send(m hw.Meter, wc *wrkConn) {
 }
 
 func (w *Wrk) flush(m hw.Meter, wc *wrkConn) {
-	for len(wc.out) > 0 {
-		n, err := w.in.Write(m, wc.c, wc.out)
-		if err != nil {
-			w.stats.SocketErrors++
-			w.redial(m, wc)
-			return
-		}
-		wc.out = wc.out[n:]
-		if n == 0 {
-			return
-		}
+	rest, err := w.in.WriteAvailable(m, wc.c, wc.out)
+	switch {
+	case err != nil:
+		w.stats.SocketErrors++
+		w.redial(m, wc)
+	case len(rest) == 0:
+		wc.out = wc.out[:0]
+	default:
+		wc.out = rest
 	}
-	wc.out = wc.out[:0:cap(wc.out)]
 }
 
 func (w *Wrk) receive(m hw.Meter, wc *wrkConn) {
-	eof := false
-	for {
-		n, err := w.in.Read(m, wc.c, w.buf)
-		wc.in = append(wc.in, w.buf[:n]...)
-		if err != nil {
-			eof = errors.Is(err, io.EOF)
-			if !eof {
-				w.stats.SocketErrors++
-				w.redial(m, wc)
-				return
-			}
-			break
-		}
-		if n == 0 {
-			break // drained: readiness is edge-triggered, so read until empty
-		}
+	var eof bool
+	var err error
+	if wc.in, eof, err = w.in.ReadAvailable(m, wc.c, wc.in); err != nil {
+		w.stats.SocketErrors++
+		w.redial(m, wc)
+		return
 	}
 	for wc.busy {
 		r, err := parseResponse(wc.in)

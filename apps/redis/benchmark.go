@@ -3,7 +3,6 @@ package redis
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -105,7 +104,6 @@ type Benchmark struct {
 	clients []*benchClient
 	byConn  map[*tcp.Conn]*benchClient
 	events  []tcp.Event
-	buf     []byte
 	value   []byte
 
 	// opened counts connections started; connecting those not yet
@@ -140,7 +138,7 @@ func NewBenchmark(cfg BenchConfig, in *lstack.Instance, remote tcp.Addr, port fu
 	}
 	cfg = cfg.withDefaults()
 	b := &Benchmark{cfg: cfg, in: in, remote: remote, port: port, byConn: map[*tcp.Conn]*benchClient{},
-		buf: make([]byte, 16<<10), value: []byte(strings.Repeat("x", cfg.DataSize)), all: latency.New()}
+		value: []byte(strings.Repeat("x", cfg.DataSize)), all: latency.New()}
 	for range cfg.Commands {
 		b.lat = append(b.lat, latency.New())
 		b.results = append(b.results, CommandResult{})
@@ -293,34 +291,22 @@ func (b *Benchmark) command(dst []byte, name string) []byte {
 }
 
 func (b *Benchmark) flush(m hw.Meter, bc *benchClient) {
-	for len(bc.wbuf) > 0 {
-		n, err := b.in.Write(m, bc.c, bc.wbuf)
-		if err != nil {
-			b.fail(m, bc)
-			return
-		}
-		bc.wbuf = bc.wbuf[n:]
-		if n == 0 {
-			return
-		}
+	rest, err := b.in.WriteAvailable(m, bc.c, bc.wbuf)
+	switch {
+	case err != nil:
+		b.fail(m, bc)
+	case len(rest) == 0:
+		bc.wbuf = bc.wbuf[:0]
+	default:
+		bc.wbuf = rest
 	}
-	bc.wbuf = bc.wbuf[:0:cap(bc.wbuf)]
 }
 
 func (b *Benchmark) receive(m hw.Meter, bc *benchClient) {
-	for {
-		n, err := b.in.Read(m, bc.c, b.buf)
-		bc.rbuf = append(bc.rbuf, b.buf[:n]...)
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				b.fail(m, bc)
-				return
-			}
-			break
-		}
-		if n == 0 {
-			break // drained: readiness is edge-triggered, so read until empty
-		}
+	var err error
+	if bc.rbuf, _, err = b.in.ReadAvailable(m, bc.c, bc.rbuf); err != nil {
+		b.fail(m, bc)
+		return
 	}
 	now := m.Now()
 	off := 0

@@ -2,7 +2,6 @@ package redis
 
 import (
 	"errors"
-	"io"
 	"time"
 
 	"github.com/savanna-sim/savanna/apps/resp"
@@ -31,7 +30,6 @@ type Server struct {
 	store  *resp.Store
 	conns  map[*tcp.Conn]*serverConn
 	events []tcp.Event
-	buf    []byte
 	args   [][]byte
 	stats  ServerStats
 }
@@ -48,7 +46,7 @@ func NewServer(in *lstack.Instance, port uint16, store *resp.Store) (*Server, er
 	if err != nil {
 		return nil, err
 	}
-	return &Server{in: in, ln: ln, store: store, conns: map[*tcp.Conn]*serverConn{}, buf: make([]byte, 16<<10)}, nil
+	return &Server{in: in, ln: ln, store: store, conns: map[*tcp.Conn]*serverConn{}}, nil
 }
 
 // Stats returns the counters.
@@ -91,19 +89,12 @@ func (s *Server) Poll(m hw.Meter) (bool, time.Duration) {
 
 func (s *Server) serve(m hw.Meter, sc *serverConn, mask tcp.EventMask) {
 	if mask&(tcp.EventReadable|tcp.EventHangup|tcp.EventError) != 0 {
-		for {
-			n, err := s.in.Read(m, sc.c, s.buf)
-			sc.in = append(sc.in, s.buf[:n]...)
-			if err != nil {
-				if !errors.Is(err, io.EOF) || len(sc.in) == 0 {
-					s.drop(m, sc)
-					return
-				}
-				break
-			}
-			if n == 0 {
-				break // drained: readiness is edge-triggered, so read until empty
-			}
+		var eof bool
+		var err error
+		sc.in, eof, err = s.in.ReadAvailable(m, sc.c, sc.in)
+		if err != nil || (eof && len(sc.in) == 0) {
+			s.drop(m, sc)
+			return
 		}
 		s.execute(m, sc)
 	}
@@ -135,19 +126,14 @@ func (s *Server) execute(m hw.Meter, sc *serverConn) {
 }
 
 func (s *Server) flush(m hw.Meter, sc *serverConn) {
-	for len(sc.out) > 0 {
-		n, err := s.in.Write(m, sc.c, sc.out)
-		if err != nil {
-			s.drop(m, sc)
-			return
-		}
-		sc.out = sc.out[n:]
-		if n == 0 {
-			break // wait for EventWritable
-		}
-	}
-	if len(sc.out) == 0 {
-		sc.out = sc.out[:0:cap(sc.out)]
+	rest, err := s.in.WriteAvailable(m, sc.c, sc.out)
+	switch {
+	case err != nil:
+		s.drop(m, sc)
+	case len(rest) == 0:
+		sc.out = sc.out[:0]
+	default:
+		sc.out = rest // wait for EventWritable
 	}
 }
 

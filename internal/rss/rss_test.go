@@ -105,3 +105,30 @@ func BenchmarkToeplitz(b *testing.B) {
 		_ = h
 	})
 }
+
+var _ = Describe("source ports for a queue", func() {
+	It("returns only ports whose replies land on the queue, advancing and wrapping in the range", func() {
+		key := rss.MicrosoftKey()
+		t := rss.NewTable(key)
+		reta := make([]uint16, 128)
+		rss.DefaultRETA(reta, 4)
+		local, remote := [4]byte{10, 0, 0, 2}, [4]byte{10, 0, 0, 1}
+		next := uint16(60990)
+		seen := map[uint16]bool{}
+		for range 8 {
+			p := rss.PortForQueue(t, reta, 3, remote, local, 6379, &next, 60990, 60999)
+			if p == 0 {
+				break
+			}
+			Expect(p).To(BeNumerically(">=", 60990))
+			Expect(p).To(BeNumerically("<=", 60999))
+			in := rss.IPv4Input(remote, local, 6379, p)
+			Expect(rss.RETAQueue(reta, rss.Toeplitz(key, in[:]))).To(BeEquivalentTo(3))
+			seen[p] = true
+		}
+		Expect(seen).NotTo(BeEmpty())
+		// A range with no fitting port gives 0 rather than looping.
+		none := uint16(1)
+		Expect(rss.PortForQueue(t, []uint16{0}, 1, remote, local, 1, &none, 1, 50)).To(BeZero())
+	})
+})

@@ -59,3 +59,29 @@ func HashIPv4Addrs(key []byte, src, dst [4]byte) uint32 {
 	copy(in[4:8], dst[:])
 	return Toeplitz(key, in[:])
 }
+
+// PortForQueue finds a local port for a connection to remote whose
+// replies the NIC's RSS steers to queue: the hash input of a reply is its
+// source (remoteIP, remotePort) then its destination (local, port). It
+// tries ports from *next on, wrapping within [lo, hi], advances *next past
+// the port it returns, and returns 0 when no port of the range fits. A
+// user-space stack opening connections uses it to keep each connection on
+// the instance that owns the queue.
+func PortForQueue(t *Table, reta []uint16, queue int, remoteIP, local [4]byte, remotePort uint16, next *uint16, lo, hi uint16) uint16 {
+	for i := 0; i <= int(hi)-int(lo); i++ {
+		p := *next
+		if p < lo || p > hi {
+			p = lo
+		}
+		if p == hi {
+			*next = lo
+		} else {
+			*next = p + 1
+		}
+		in := IPv4Input(remoteIP, local, remotePort, p)
+		if int(RETAQueue(reta, t.Hash(in[:]))) == queue {
+			return p
+		}
+	}
+	return 0
+}

@@ -2,6 +2,8 @@ package lstack
 
 import (
 	"errors"
+	"io"
+	"slices"
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/stack/tcp"
@@ -88,4 +90,48 @@ func (in *Instance) Wait(m hw.Meter, ready bool) {
 		return
 	}
 	m.Charge(hw.CostEpollWaitUser, 1)
+}
+
+// readChunk is the least free room ReadAvailable gives each Read.
+const readChunk = 16 << 10
+
+// ReadAvailable appends to dst everything the connection holds now,
+// reading straight into dst's spare capacity (grown as needed, so no
+// bounce buffer and no second copy). Readiness is edge-triggered, so it
+// reads until the stack has nothing more: a FIN that arrives with the
+// last data is seen now, not at the next event. eof reports the end of
+// the stream; err is any other failure.
+func (in *Instance) ReadAvailable(m hw.Meter, c *tcp.Conn, dst []byte) (_ []byte, eof bool, err error) {
+	for {
+		if cap(dst)-len(dst) < readChunk {
+			dst = slices.Grow(dst, readChunk)
+		}
+		n, err := in.Read(m, c, dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		switch {
+		case errors.Is(err, io.EOF):
+			return dst, true, nil
+		case err != nil:
+			return dst, false, err
+		case n == 0:
+			return dst, false, nil
+		}
+	}
+}
+
+// WriteAvailable writes as much of p as the send buffer takes and returns
+// what is left (empty when all was taken; otherwise wait for
+// tcp.EventWritable and call again with the rest).
+func (in *Instance) WriteAvailable(m hw.Meter, c *tcp.Conn, p []byte) ([]byte, error) {
+	for len(p) > 0 {
+		n, err := in.Write(m, c, p)
+		if err != nil {
+			return p, err
+		}
+		p = p[n:]
+		if n == 0 {
+			break
+		}
+	}
+	return p, nil
 }

@@ -186,20 +186,7 @@ func (lc *Lcore) LocalPortFor(local [4]byte, remote tcp.Addr) uint16 {
 	if !r.rss {
 		return 0
 	}
-	// The replies' hash input: their source (the remote) first.
-	for i := 0; i < 28232; i++ {
-		p := lc.nextPort
-		lc.nextPort++
-		if lc.nextPort < 32768 || lc.nextPort > 60999 {
-			lc.nextPort = 32768
-		}
-		in := rss.IPv4Input(remote.IP, local, remote.Port, p)
-		h := r.rssT.Hash(in[:])
-		if int(rss.RETAQueue(r.reta, h)) == lc.id {
-			return p
-		}
-	}
-	return 0
+	return rss.PortForQueue(r.rssT, r.reta, lc.id, remote.IP, local, remote.Port, &lc.nextPort, 32768, 60999)
 }
 
 // LcoreSnapshot is one lcore's counters.
