@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/savanna-sim/savanna/internal/adler"
+
 	"github.com/savanna-sim/savanna/hw"
 )
 
@@ -388,7 +390,7 @@ func (d *Deflater) updateSum(data []byte) {
 	case FormatGzip:
 		d.sum = crc32Update(d.sum, data)
 	case FormatZlib:
-		d.sum = adler32Update(d.sum, data)
+		d.sum = adler.Update(d.sum, data)
 	default:
 		return
 	}

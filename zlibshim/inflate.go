@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/savanna-sim/savanna/internal/adler"
+
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/internal/inflate"
 )
@@ -266,7 +268,7 @@ func (z *Inflater) check(out []byte) {
 	case FormatGzip:
 		z.sum = crc32Update(z.sum, out)
 	case FormatZlib:
-		z.sum = adler32Update(z.sum, out)
+		z.sum = adler.Update(z.sum, out)
 	default:
 		return
 	}

@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/savanna-sim/savanna/internal/adler"
+
 	"github.com/savanna-sim/savanna/hw"
 )
 
@@ -443,19 +445,7 @@ func seededChecksum(ck hw.ChecksumType, seed uint32, data []byte) (uint32, bool)
 	case hw.ChecksumCRC32:
 		return crc32.Update(seed, crc32.IEEETable, data), true
 	case hw.ChecksumAdler32:
-		// RFC 1950 section 8.2, continued from the running sums.
-		const mod = 65521
-		a, b := seed&0xffff, seed>>16
-		for len(data) > 0 {
-			n := min(len(data), 5552) // the most bytes before b can overflow
-			for _, c := range data[:n] {
-				a += uint32(c)
-				b += a
-			}
-			a, b = a%mod, b%mod
-			data = data[n:]
-		}
-		return b<<16 | a, true
+		return adler.Update(seed, data), true
 	}
 	return 0, false
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/crc32"
 
+	"github.com/savanna-sim/savanna/internal/adler"
+
 	"github.com/klauspost/compress/flate"
 	"github.com/savanna-sim/savanna/hw"
 )
@@ -228,26 +230,7 @@ func checksum(kind hw.ChecksumType, seed uint32, p []byte) uint32 {
 		if seed == 0 {
 			seed = 1
 		}
-		return adler32Update(seed, p)
+		return adler.Update(seed, p)
 	}
 	return 0
-}
-
-// adler32Update continues an Adler-32 (RFC 1950 section 8.2) over p;
-// hash/adler32 cannot be seeded with a running value.
-func adler32Update(adler uint32, p []byte) uint32 {
-	const mod = 65521
-	const nmax = 5552 // largest n with 255n(n+1)/2 + (n+1)(mod-1) < 2^32
-	a, b := adler&0xffff, adler>>16
-	for len(p) > 0 {
-		n := min(len(p), nmax)
-		for _, x := range p[:n] {
-			a += uint32(x)
-			b += a
-		}
-		a %= mod
-		b %= mod
-		p = p[n:]
-	}
-	return b<<16 | a
 }
