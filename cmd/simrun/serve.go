@@ -88,7 +88,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun serve: %v\n", err)
 		return 2
 	}
-	r.Start()
+	if err := r.Start(); err != nil {
+		fmt.Fprintf(stderr, "simrun serve: %v\n", err)
+		return 2
+	}
 	defer r.Stop()
 	ln, err := gonet.Listen(r, uint16(*port))
 	if err != nil {

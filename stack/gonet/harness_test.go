@@ -31,7 +31,9 @@ func newWire(lcoresA, lcoresB int) (*wire, error) {
 		if err != nil {
 			return nil, fmt.Errorf("runtime %s: %w", addr, err)
 		}
-		r.Start()
+		if err := r.Start(); err != nil {
+			return nil, fmt.Errorf("runtime %s: %w", addr, err)
+		}
 		return r, nil
 	}
 	a, err := mk(pa, "10.9.0.1/24", lcoresA, 1)

@@ -32,6 +32,14 @@ type Config struct {
 	// Seed seeds the instances' TCP secrets (ISNs, cookies); zero draws
 	// no special value, it is a seed like any other.
 	Seed uint64 `yaml:"seed"`
+	// ThreadHook, when set, runs on each lcore's OS thread before its
+	// poll loop starts, and the function it returns runs on the same
+	// thread after the loop ends. A hardware backend uses it to register
+	// the thread with its runtime (DPDK's rte_thread_register, so that
+	// mempool caches per lcore are used). An error stops that lcore and
+	// is returned by Start. It forces the goroutine onto its OS thread
+	// whatever NoLockOSThread says.
+	ThreadHook func(lcore int) (done func(), err error) `yaml:"-"`
 }
 
 // Defaults.

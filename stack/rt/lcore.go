@@ -165,14 +165,24 @@ func (lc *Lcore) drainEvents() bool {
 }
 
 // loop is the lcore's poll loop.
-func (lc *Lcore) loop(started chan<- struct{}) {
-	if !lc.cfg.NoLockOSThread {
+func (lc *Lcore) loop(started chan<- error) {
+	if !lc.cfg.NoLockOSThread || lc.cfg.ThreadHook != nil {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 	}
 	defer close(lc.done)
+	if lc.cfg.ThreadHook != nil {
+		done, err := lc.cfg.ThreadHook(lc.id)
+		if err != nil {
+			started <- err
+			return
+		}
+		if done != nil {
+			defer done()
+		}
+	}
 	lc.inst.Start(lc.meter.Now())
-	close(started)
+	started <- nil
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	idleSince := lc.meter.Now()

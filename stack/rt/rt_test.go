@@ -1,6 +1,7 @@
 package rt_test
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,7 +29,7 @@ func newRuntime(cfg rt.Config) (*rt.Runtime, *ringdev.Port) {
 var _ = Describe("real-time driver", func() {
 	It("runs tasks kicked from many goroutines on the lcore, each exactly once per kick round", func() {
 		r, _ := newRuntime(rt.Config{NoLockOSThread: true})
-		r.Start()
+		Expect(r.Start()).To(Succeed())
 		defer r.Stop()
 		lc := r.Lcores()[0]
 		var ran atomic.Int64
@@ -48,9 +49,39 @@ var _ = Describe("real-time driver", func() {
 		Expect(ran.Load()).To(BeEquivalentTo(4000))
 	})
 
+	It("runs the thread hook on each lcore's thread before its loop and its done function after", func() {
+		var mu sync.Mutex
+		var started, ended []int
+		hook := func(lcore int) (func(), error) {
+			mu.Lock()
+			started = append(started, lcore)
+			mu.Unlock()
+			return func() {
+				mu.Lock()
+				ended = append(ended, lcore)
+				mu.Unlock()
+			}, nil
+		}
+		r, _ := newRuntime(rt.Config{NoLockOSThread: true, ThreadHook: hook})
+		Expect(r.Start()).To(Succeed())
+		mu.Lock()
+		Expect(started).To(Equal([]int{0}))
+		Expect(ended).To(BeEmpty())
+		mu.Unlock()
+		r.Stop()
+		Expect(ended).To(Equal([]int{0}))
+	})
+
+	It("fails Start with the lcore named when the thread hook fails", func() {
+		hook := func(int) (func(), error) { return nil, errors.New("no lcore slot") }
+		r, _ := newRuntime(rt.Config{NoLockOSThread: true, ThreadHook: hook})
+		Expect(r.Start()).To(MatchError(And(ContainSubstring("lcore 0"), ContainSubstring("no lcore slot"))))
+		r.Stop()
+	})
+
 	It("parks an idle lcore and wakes it for work", func() {
 		r, _ := newRuntime(rt.Config{NoLockOSThread: true, Spin: time.Microsecond})
-		r.Start()
+		Expect(r.Start()).To(Succeed())
 		defer r.Stop()
 		lc := r.Lcores()[0]
 		Eventually(func() uint64 { return r.Snapshot().Lcores[0].Driver.Parks }).WithTimeout(5 * time.Second).Should(BeNumerically(">", 0))
@@ -71,7 +102,7 @@ var _ = Describe("real-time driver", func() {
 
 	It("fails requests after Stop instead of hanging", func() {
 		r, _ := newRuntime(rt.Config{NoLockOSThread: true})
-		r.Start()
+		Expect(r.Start()).To(Succeed())
 		r.Stop()
 		Expect(r.Lcores()[0].Submit(func(*rt.Lcore) {})).To(MatchError(rt.ErrStopped))
 		Expect(r.Snapshot().Lcores).To(HaveLen(1))
@@ -85,7 +116,7 @@ var _ = Describe("real-time driver", func() {
 		Expect(b.SetupRxQueue(0, 64, pool)).To(Succeed())
 		Expect(b.SetupTxQueue(0, 64)).To(Succeed())
 		Expect(b.Start()).To(Succeed())
-		r.Start()
+		Expect(r.Start()).To(Succeed())
 		defer r.Stop()
 		// An ARP request for 10.1.0.1 from 10.1.0.9 (RFC 826).
 		f := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 9, 0x08, 0x06,

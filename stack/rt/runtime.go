@@ -126,16 +126,26 @@ func New(cfg Config, stackCfg lstack.Config, dev hw.EthDev, pool hw.Mempool) (*R
 }
 
 // Start launches the lcores and returns once each has started its
-// instance.
-func (r *Runtime) Start() {
+// instance. It fails only when Config.ThreadHook fails for an lcore; the
+// lcores already started are then stopped.
+func (r *Runtime) Start() error {
+	var err error
 	r.startOnce.Do(func() {
-		for _, lc := range r.lcores {
-			started := make(chan struct{})
+		for i, lc := range r.lcores {
+			started := make(chan error, 1)
 			go lc.loop(started)
-			<-started
+			if err = <-started; err != nil {
+				err = fmt.Errorf("rt: lcore %d: thread hook: %w", lc.id, err)
+				r.lcores = r.lcores[:i]
+				break
+			}
 		}
 		r.started.Store(true)
+		if err != nil {
+			r.Stop()
+		}
 	})
+	return err
 }
 
 // Stop stops the lcores and waits for them. Sockets still open fail with
