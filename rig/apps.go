@@ -155,6 +155,9 @@ type pktgenRunner struct{ g *pktgen.Generator }
 func (r pktgenRunner) ResetStats(now time.Duration)  { r.g.ResetStats(now) }
 func (r pktgenRunner) Figures(now time.Duration) any { return r.g.Stats(now) }
 func (r pktgenRunner) Latency() *latency.Recorder    { return r.g.RTT() }
+func (r pktgenRunner) Completed(now time.Duration) (uint64, string) {
+	return r.g.Stats(now).RxPackets, "frames received"
+}
 
 func buildPktgen(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
 	var spec pktgenSpec
@@ -196,6 +199,9 @@ type testpmdRunner struct{ f *testpmd.Forwarder }
 
 func (r testpmdRunner) ResetStats(now time.Duration)  { r.f.ResetStats(now) }
 func (r testpmdRunner) Figures(now time.Duration) any { return r.f.Stats(now) }
+func (r testpmdRunner) Completed(now time.Duration) (uint64, string) {
+	return r.f.Stats(now).TxPackets, "frames forwarded"
+}
 
 func buildTestpmd(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
 	var spec testpmdSpec

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/savanna-sim/savanna/internal/version"
 	"github.com/savanna-sim/savanna/rig/expect"
@@ -22,6 +23,26 @@ type Options struct {
 	Out string
 	// Variants limits the run to these variants; empty runs all.
 	Variants []string
+	// Progress, when set, is told how the run advances: after each step
+	// of simulated time and when each variant ends.
+	Progress func(Progress)
+}
+
+// Progress is where a run is. The rig reads no wall clock: a caller that
+// wants wall-clock figures (a progress bar, simulated-to-wall ratios)
+// times the calls.
+type Progress struct {
+	// Variant is the variant running, the Index-th (from 0) of Variants.
+	Variant         string
+	Index, Variants int
+	// Sim is the simulated time reached; End is the variant's end
+	// (warm-up plus duration).
+	Sim, End time.Duration
+	// Done is set on the last call of a variant, with what it simulated:
+	// the frames all NICs sent and the engine events fired, warm-up
+	// included.
+	Done            bool
+	Packets, Events uint64
 }
 
 // InvalidError marks a scenario that cannot run (exit code 2), as opposed
@@ -51,7 +72,11 @@ func Run(s *scenario.Scenario, opts Options) (*report.Report, error) {
 		Hash:        s.Hash,
 		Figures:     map[string]report.Tree{},
 	}
-	for _, v := range variants {
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(Progress) {}
+	}
+	for vi, v := range variants {
 		seed := v.Seed()
 		if opts.Seed != nil {
 			seed = *opts.Seed
@@ -61,7 +86,10 @@ func Run(s *scenario.Scenario, opts Options) (*report.Report, error) {
 		if err != nil {
 			return nil, &InvalidError{err}
 		}
-		w.run()
+		end := Span(v)
+		at := Progress{Variant: v.Name, Index: vi, Variants: len(variants), End: end}
+		progress(at)
+		w.run(func(now time.Duration) { at.Sim = now; progress(at) })
 		if err := w.eventErrors(); err != nil {
 			return nil, &InvalidError{err}
 		}
@@ -71,6 +99,9 @@ func Run(s *scenario.Scenario, opts Options) (*report.Report, error) {
 		r.Variants = append(r.Variants, v.Name)
 		r.Figures[v.Name] = w.figures()
 		r.Latencies = append(r.Latencies, w.latencies()...)
+		r.Series = append(r.Series, w.sampler.series...)
+		at.Sim, at.Done, at.Packets, at.Events = end, true, w.packets(), w.eng.Fired()
+		progress(at)
 	}
 	results, err := expect.Evaluate(s.File.Expect, r.Figures)
 	if err != nil {
@@ -81,6 +112,10 @@ func Run(s *scenario.Scenario, opts Options) (*report.Report, error) {
 	}
 	return r, nil
 }
+
+// Span is the simulated time a variant runs: its warm-up and its
+// measured duration.
+func Span(v *scenario.Variant) time.Duration { return v.File.Warmup + duration(v.File) }
 
 func selectVariants(s *scenario.Scenario, names []string) ([]*scenario.Variant, error) {
 	if len(names) == 0 {

@@ -158,6 +158,15 @@ func (r redisServerRunner) ResetStats(time.Duration) {
 	}
 }
 
+// Completed is the commands the servers ran.
+func (r redisServerRunner) Completed(time.Duration) (uint64, string) {
+	var n uint64
+	for _, s := range r.servers {
+		n += s.Stats().Commands
+	}
+	return n, "requests"
+}
+
 func (r redisServerRunner) Figures(time.Duration) any {
 	out := map[string]redis.ServerStats{}
 	var total redis.ServerStats
@@ -211,6 +220,9 @@ type redisBenchRunner struct{ b *redis.Benchmark }
 
 func (r redisBenchRunner) ResetStats(time.Duration)   { r.b.ResetStats() }
 func (r redisBenchRunner) Latency() *latency.Recorder { return r.b.Latency() }
+func (r redisBenchRunner) Completed(time.Duration) (uint64, string) {
+	return uint64(r.b.Latency().Count()), "requests"
+}
 
 func (r redisBenchRunner) Figures(time.Duration) any {
 	s := r.b.Stats()
@@ -286,6 +298,19 @@ type httpRunner struct {
 }
 
 func (r httpRunner) ResetStats(time.Duration) { r.s.ResetStats() }
+func (r httpRunner) Completed(time.Duration) (uint64, string) {
+	return r.s.Stats().Requests, "requests"
+}
+
+// ShimFallbacks is the hardware failures of every worker's shim process,
+// current, draining and exited.
+func (r httpRunner) ShimFallbacks() uint64 {
+	var n uint64
+	for _, p := range r.s.Processes() {
+		n += p.Stats().Fallbacks.Total()
+	}
+	return n
+}
 
 func (r httpRunner) Figures(time.Duration) any {
 	t := report.Tree{}
@@ -350,6 +375,9 @@ type wrkRunner struct{ w *apphttp.Wrk }
 func (r wrkRunner) ResetStats(now time.Duration)  { r.w.ResetStats(now) }
 func (r wrkRunner) Figures(now time.Duration) any { return r.w.Stats(now) }
 func (r wrkRunner) Latency() *latency.Recorder    { return r.w.Latency() }
+func (r wrkRunner) Completed(now time.Duration) (uint64, string) {
+	return r.w.Stats(now).Requests, "requests"
+}
 
 func buildWrk(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
 	var spec wrkSpec

@@ -28,6 +28,9 @@ type world struct {
 	apps        []*app
 	captures    []*capture
 	events      []*event
+	sampler     *sampler
+	// warmupPackets are the frames sent before the statistics were reset.
+	warmupPackets uint64
 }
 
 // capture is a pcapng file being written for one NIC.
@@ -140,13 +143,49 @@ func (w *world) closeCaptures() error {
 }
 
 // run runs the warm-up, resets every statistic, then runs the measured
-// phase.
-func (w *world) run() {
+// phase in even steps, sampling the figures report.html plots over time
+// after each. Stepping RunUntil adds no events, so the run is the same as
+// one RunUntil to the end. step, when set, is told the simulated time
+// after each step.
+func (w *world) run(step func(now time.Duration)) {
 	f := w.v.File
-	w.eng.RunUntil(f.Warmup)
+	if step == nil {
+		step = func(time.Duration) {}
+	}
+	const warmupSteps = 20
+	for i := 1; i <= warmupSteps && f.Warmup > 0; i++ {
+		at := f.Warmup * time.Duration(i) / warmupSteps
+		w.eng.RunUntil(at)
+		step(at)
+	}
+	w.warmupPackets = w.nicPackets()
 	w.resetStats()
-	w.eng.RunUntil(f.Warmup + duration(f))
+	w.sampler = w.newSampler()
+	w.sampler.start(w.eng.Now())
+	end := f.Warmup + duration(f)
+	for i := 1; i <= samplesPerRun; i++ {
+		at := f.Warmup + duration(f)*time.Duration(i)/samplesPerRun
+		w.eng.RunUntil(at)
+		w.sampler.sample(at)
+		step(at)
+	}
+	w.eng.RunUntil(end)
 }
+
+// nicPackets is the frames every NIC of the world sent since the last
+// ResetStats.
+func (w *world) nicPackets() uint64 {
+	var n uint64
+	for _, name := range w.hostOrder {
+		for _, p := range w.hosts[name].nics {
+			n += p.dev.Counters().OPackets
+		}
+	}
+	return n
+}
+
+// packets is the frames every NIC sent over the whole run.
+func (w *world) packets() uint64 { return w.warmupPackets + w.nicPackets() }
 
 // eventErrors returns the first error an event met while running (a
 // fault the model refused), located at the event.

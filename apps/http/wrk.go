@@ -149,7 +149,12 @@ func (w *Wrk) Poll(m hw.Meter) (bool, time.Duration) {
 		}
 		if !wc.open && ev.Conn.Connected() {
 			wc.open = true
-			wc.next = now
+			// Open loop: the connections' schedules are spread evenly
+			// over one interval, so the server sees the rate as a steady
+			// stream rather than every connection firing at once (in a
+			// simulation all connect in the same instant; on a real
+			// machine connect times and jitter spread them).
+			wc.next = now + w.interval*time.Duration(wc.i)/time.Duration(w.cfg.Connections)
 		}
 		if ev.Mask&(tcp.EventReadable|tcp.EventHangup) != 0 {
 			w.receive(m, wc)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/savanna-sim/savanna/internal/version"
 	"github.com/savanna-sim/savanna/rig"
@@ -51,9 +52,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	seed := fs.String("seed", "", "replace the scenario's seed")
 	format := fs.String("format", "table", "what to print: table, json or md")
-	out := fs.String("out", "", "write report.json, report.md and captures into this folder")
+	out := fs.String("out", "", "write report.json, report.md, report.html, timing.json and captures into this folder")
+	timing := fs.Bool("timing", false, "put the wall-clock figures (simulated-to-wall ratio, packets per wall second) into report.json too, which then differs from run to run")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR]")
+		fmt.Fprintln(stderr, "usage: simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR] [--timing]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -84,7 +86,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun: %v\n", err)
 		return 2
 	}
+	var span time.Duration
+	for _, v := range s.Variants {
+		span += rig.Span(v)
+	}
+	clock := newRunClock(stderr, span)
+	opts.Progress = clock.progress
 	r, err := rig.Run(s, opts)
+	clock.finish()
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun: %v\n", err)
 		var inv *rig.InvalidError
@@ -93,8 +102,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if *timing {
+		r.Timing = &clock.timing
+	}
+	if *timing || isTerminal(stderr) {
+		for _, t := range clock.timing.Variants {
+			fmt.Fprintf(stderr, "simrun: %s: %.3g simulated s in %.3g wall s (%.3g×), %.0f simulated packets per wall second\n",
+				t.Variant, t.SimSeconds, t.WallSeconds, t.SimToWall, t.PacketsPerWallSecond)
+		}
+	}
 	if *out != "" {
-		if err := writeOutputs(*out, r); err != nil {
+		if err := writeOutputs(*out, r, &clock.timing); err != nil {
 			fmt.Fprintf(stderr, "simrun: %v\n", err)
 			return 2
 		}
@@ -117,11 +135,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func writeOutputs(dir string, r *report.Report) error {
+// writeOutputs writes the report files into dir, and timing.json with
+// the run's wall-clock figures, kept out of report.json so that it stays
+// the same from run to run.
+func writeOutputs(dir string, r *report.Report, timing *report.Timing) error {
 	for name, write := range map[string]func(io.Writer) error{
 		"report.json": r.WriteJSON,
 		"report.md":   r.WriteMarkdown,
 		"report.html": r.WriteHTML,
+		"timing.json": timing.WriteJSON,
 	} {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {

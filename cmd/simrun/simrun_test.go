@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,14 +78,53 @@ var _ = Describe("simrun run", func() {
 		code, _, errOut := simrun("run", "quickstart", "--out", dir)
 		Expect(errOut).To(BeEmpty())
 		Expect(code).To(Equal(0))
-		for _, f := range []string{"report.json", "report.md", "report.html", "default.server.eth0.pcapng"} {
+		for _, f := range []string{"report.json", "report.md", "report.html", "timing.json", "default.server.eth0.pcapng"} {
 			Expect(filepath.Join(dir, f)).To(BeAnExistingFile())
 		}
 		page, err := os.ReadFile(filepath.Join(dir, "report.html"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(page)).To(ContainSubstring("Latency CDF per variant"))
 		Expect(string(page)).To(ContainSubstring("CPU busy per host and variant"))
-		Expect(strings.Count(string(page), "<svg")).To(Equal(2))
+		// Over time: frames per second of pktgen and testpmd, and a panel
+		// per core of each host.
+		Expect(string(page)).To(ContainSubstring("Throughput over time (frames received)"))
+		Expect(string(page)).To(ContainSubstring("Throughput over time (frames forwarded)"))
+		Expect(string(page)).To(ContainSubstring("CPU per core over time: default, host server"))
+		Expect(strings.Count(string(page), "<svg")).To(Equal(6))
+	})
+
+	It("keeps wall-clock figures out of report.json unless --timing asks for them", func() {
+		dir := GinkgoT().TempDir()
+		code, _, _ := simrun("run", "quickstart", "--out", dir)
+		Expect(code).To(Equal(0))
+		report, err := os.ReadFile(filepath.Join(dir, "report.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(report)).NotTo(ContainSubstring("wall_seconds"))
+		var timing struct {
+			Variants []struct {
+				Variant              string  `json:"variant"`
+				SimSeconds           float64 `json:"sim_seconds"`
+				SimToWall            float64 `json:"sim_to_wall"`
+				Packets              uint64  `json:"sim_packets"`
+				PacketsPerWallSecond float64 `json:"sim_packets_per_wall_second"`
+			} `json:"variants"`
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "timing.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(json.Unmarshal(data, &timing)).To(Succeed())
+		Expect(timing.Variants).To(HaveLen(1))
+		v := timing.Variants[0]
+		Expect(v.Variant).To(Equal("default"))
+		Expect(v.SimSeconds).To(BeNumerically(">", 0))
+		Expect(v.Packets).To(BeNumerically(">", 1000))
+		Expect(v.SimToWall).To(BeNumerically(">", 0))
+		Expect(v.PacketsPerWallSecond).To(BeNumerically(">", 0))
+
+		code, out, errOut := simrun("run", "quickstart", "--format", "json", "--timing")
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring(`"timing"`))
+		Expect(out).To(ContainSubstring(`"sim_to_wall"`))
+		Expect(errOut).To(MatchRegexp(`simrun: default: .* simulated s in .* wall s \(.*×\), \d+ simulated packets per wall second`))
 	})
 
 	It("wires QAT devices and their fault events", func() {

@@ -8,13 +8,18 @@ import (
 )
 
 // WriteHTML writes report.html: the scenario, its expectations, plots
-// (latency CDFs, CPU per host and variant) and every figure.
+// (latency CDFs, CPU per host and variant, throughput, CPU per core, QAT
+// instances, USDM memory and shim fallbacks over time) and every figure.
 func (r *Report) WriteHTML(w io.Writer) error {
 	lat, err := r.latencyPlot()
 	if err != nil {
 		return err
 	}
 	cpu, err := r.cpuPlot()
+	if err != nil {
+		return err
+	}
+	overTime, err := r.timePlots()
 	if err != nil {
 		return err
 	}
@@ -45,9 +50,13 @@ code{background:#f4f4f4}</style></head><body>` + "\n")
 		}
 		b.WriteString("</ul>\n")
 	}
-	if lat != "" || cpu != "" {
+	if lat != "" || cpu != "" || len(overTime) > 0 {
 		b.WriteString("<h2>Plots</h2>\n")
-		b.WriteString(lat + "\n" + cpu + "\n")
+		for _, p := range append([]string{lat, cpu}, overTime...) {
+			if p != "" {
+				b.WriteString("<figure>" + p + "</figure>\n")
+			}
+		}
 	}
 	b.WriteString("<h2>Figures</h2>\n<table><tr><th>figure</th>")
 	for _, v := range r.Variants {

@@ -132,6 +132,11 @@ func (r *Report) cpuPlot() (string, error) {
 func svg(p *plot.Plot, wInch, hInch float64) (string, error) {
 	c := vgsvg.New(vg.Length(wInch)*vg.Inch, vg.Length(hInch)*vg.Inch)
 	p.Draw(draw.New(c))
+	return svgText(c)
+}
+
+// svgText is a drawn canvas as an SVG element that can sit inside HTML.
+func svgText(c *vgsvg.Canvas) (string, error) {
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return "", fmt.Errorf("plot: %w", err)

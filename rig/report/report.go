@@ -36,6 +36,42 @@ type Report struct {
 	Expectations []Expectation   `json:"expectations"`
 	// Latencies are the apps' latency distributions, for report.html.
 	Latencies []Distribution `json:"-"`
+	// Series are figures over time, for report.html.
+	Series []Series `json:"-"`
+	// Timing is what the run cost in wall-clock time. It is left out of
+	// report.json unless asked for (simrun run --timing), because the
+	// same scenario and seed must give the same report.json.
+	Timing *Timing `json:"timing,omitempty"`
+}
+
+// Timing is the wall-clock cost of a run, variant by variant.
+type Timing struct {
+	Variants []VariantTiming `json:"variants"`
+}
+
+// WriteJSON writes the timing as indented JSON.
+func (t *Timing) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(t)
+}
+
+// VariantTiming is one variant's wall-clock cost: how fast the simulation
+// ran.
+type VariantTiming struct {
+	Variant string `json:"variant"`
+	// WallSeconds is the time to build and run the variant.
+	WallSeconds float64 `json:"wall_seconds"`
+	// SimSeconds is the simulated time run, warm-up included.
+	SimSeconds float64 `json:"sim_seconds"`
+	// SimToWall is simulated seconds per wall second.
+	SimToWall float64 `json:"sim_to_wall"`
+	// Packets are the frames every simulated NIC sent, warm-up included.
+	Packets uint64 `json:"sim_packets"`
+	// PacketsPerWallSecond is Packets over WallSeconds.
+	PacketsPerWallSecond float64 `json:"sim_packets_per_wall_second"`
+	// Events are the engine events fired.
+	Events uint64 `json:"sim_events"`
 }
 
 // Passed reports whether every expectation held.

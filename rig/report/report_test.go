@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -80,5 +81,29 @@ var _ = Describe("reports", func() {
 		Expect(r().WriteMarkdown(&buf)).To(Succeed())
 		Expect(buf.String()).To(ContainSubstring("| `x.zero` | 0 | 0 |"))
 		Expect(buf.String()).To(ContainSubstring("- FAIL  lstack.x.rps"))
+	})
+
+	It("draw figures over time: lines that compare variants first, then a panel per core", func() {
+		rep := r()
+		t := []float64{0.01, 0.02, 0.03}
+		rep.Series = []report.Series{
+			{Plot: "CPU per core over time: kernel, host web", YLabel: "% of the core", Panel: "core 0", Line: "user", Stacked: true, Ceiling: 100, TimeS: t, Values: []float64{10, 20, 30}},
+			{Plot: "CPU per core over time: kernel, host web", YLabel: "% of the core", Panel: "core 0", Line: "kernel", Stacked: true, Ceiling: 100, TimeS: t, Values: []float64{5, 5, 5}},
+			{Plot: "CPU per core over time: kernel, host web", YLabel: "% of the core", Panel: "core 1", Line: "user", Stacked: true, Ceiling: 100, TimeS: t, Values: []float64{1, 2, 3}},
+			{Plot: "Throughput over time (requests)", YLabel: "requests per second", Line: "kernel wrk", TimeS: t, Values: []float64{100, 200, 300}},
+		}
+		var buf bytes.Buffer
+		Expect(rep.WriteHTML(&buf)).To(Succeed())
+		page := buf.String()
+		Expect(strings.Count(page, "<svg")).To(Equal(2), "the two series plots; no latency or CPU bars in this report")
+		thr := strings.Index(page, "Throughput over time (requests)")
+		cpu := strings.Index(page, "CPU per core over time: kernel, host web")
+		Expect(thr).To(BeNumerically(">", 0))
+		Expect(cpu).To(BeNumerically(">", thr))
+		Expect(page).To(ContainSubstring("core 1"))
+		Expect(page).NotTo(ContainSubstring("Series"), "series stay out of the JSON and the page's text")
+		var js bytes.Buffer
+		Expect(rep.WriteJSON(&js)).To(Succeed())
+		Expect(js.String()).NotTo(ContainSubstring("core 0"))
 	})
 })

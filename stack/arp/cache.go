@@ -34,8 +34,17 @@ const (
 	stateReachable
 )
 
-// entry is one row of the table. Pending packets sit in a slice
-// preallocated to PendingPerDest so that queueing does not allocate.
+// PendingOverhead is what Linux counts for a queued packet beyond its
+// bytes: SKB_TRUESIZE adds the aligned sizes of struct sk_buff (256) and
+// struct skb_shared_info (320) on x86-64.
+const PendingOverhead = 576
+
+// pendingPrealloc is the room each entry's queue starts with, so that
+// the common case (a few packets while one request is answered) does not
+// allocate, and a table of many entries stays small.
+const pendingPrealloc = 16
+
+// entry is one row of the table.
 type entry struct {
 	ip         [4]byte
 	mac        ether.Addr
@@ -44,6 +53,8 @@ type entry struct {
 	requests   int           // requests sent for this resolution
 	deadline   time.Duration // next retransmission (incomplete) or expiry (reachable)
 	pending    []*hw.Mbuf
+	// pendingBytes is pending's size as PendingBytesPerDest counts it.
+	pendingBytes int
 }
 
 // Cache is a sans-I/O ARP neighbour cache for one interface.
@@ -80,7 +91,7 @@ func NewCache(cfg Config, ip [4]byte, mac ether.Addr) (*Cache, error) {
 		next:    Never,
 	}
 	for i := cfg.MaxEntries - 1; i >= 0; i-- {
-		c.entries[i].pending = make([]*hw.Mbuf, 0, cfg.PendingPerDest)
+		c.entries[i].pending = make([]*hw.Mbuf, 0, min(cfg.PendingPerDest, pendingPrealloc))
 		c.free = append(c.free, int32(i))
 	}
 	return c, nil
@@ -177,8 +188,9 @@ func (c *Cache) restart(now time.Duration, e *entry, sink Sink) {
 }
 
 func (c *Cache) enqueue(e *entry, m *hw.Mbuf, sink Sink) {
+	size := m.PktLen + PendingOverhead
 	switch {
-	case len(e.pending) >= c.cfg.PendingPerDest:
+	case len(e.pending) >= c.cfg.PendingPerDest || e.pendingBytes+size > c.cfg.PendingBytesPerDest:
 		c.stats.PendingDropDestFull++
 		sink.DropPending(m)
 	case c.pending >= c.cfg.PendingTotal:
@@ -186,6 +198,7 @@ func (c *Cache) enqueue(e *entry, m *hw.Mbuf, sink Sink) {
 		sink.DropPending(m)
 	default:
 		e.pending = append(e.pending, m)
+		e.pendingBytes += size
 		c.pending++
 		c.stats.PendingQueued++
 	}
@@ -235,6 +248,7 @@ func (c *Cache) release(i int32, sink Sink, counter *uint64) {
 	}
 	c.pending -= len(e.pending)
 	e.pending = e.pending[:0]
+	e.pendingBytes = 0
 	delete(c.index, e.ip)
 	pend := e.pending
 	*e = entry{pending: pend}
@@ -300,6 +314,7 @@ func (c *Cache) update(now time.Duration, e *entry, mac ether.Addr, sink Sink) {
 	}
 	c.pending -= len(e.pending)
 	e.pending = e.pending[:0]
+	e.pendingBytes = 0
 }
 
 // Poll runs the timers due at now: gratuitous announcements, request

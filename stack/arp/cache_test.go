@@ -121,6 +121,24 @@ var _ = Describe("Cache", func() {
 		Expect(c.Pending()).To(Equal(3))
 	})
 
+	It("bounds the queue per destination by bytes as Linux's unres_qlen_bytes does", func() {
+		c = newCache(arp.Config{})
+		// 128 SYNs of 74 bytes, as a load generator opening 128
+		// connections at once queues: all fit in 212992 bytes.
+		for range 128 {
+			c.Resolve(0, ipPeer, &hw.Mbuf{PktLen: 74}, rec)
+		}
+		Expect(rec.dropped).To(BeEmpty())
+		Expect(c.Pending()).To(Equal(128))
+		// Full-size frames: 101 fit (Linux's derived unres_qlen), the
+		// 102nd is dropped and counted.
+		for range 102 {
+			c.Resolve(0, ipOther, &hw.Mbuf{PktLen: 1514}, rec)
+		}
+		Expect(rec.dropped).To(HaveLen(1))
+		Expect(c.Stats().PendingDropDestFull).To(Equal(uint64(1)))
+	})
+
 	It("expires entries after the reachable time and refreshes busy ones", func() {
 		c = newCache(arp.Config{ReachableTime: 10 * time.Second, RefreshBefore: 2 * time.Second})
 		c.Insert(0, ipPeer, macPeer, rec)

@@ -23,10 +23,17 @@ type Config struct {
 	// MaxEntries bounds the table (default 256).
 	MaxEntries int `yaml:"max_entries"`
 	// PendingPerDest bounds packets queued for one destination while it
-	// resolves (default 101, Linux's unres_qlen: the 45 fragments of a
-	// 64 KiB datagram fit, and so do the SYNs of a load generator that
-	// opens a hundred connections at once).
+	// resolves (default 1024). Linux bounds the queue by bytes instead
+	// (PendingBytesPerDest); this is a backstop.
 	PendingPerDest int `yaml:"pending_per_dest"`
+	// PendingBytesPerDest bounds the bytes queued for one destination
+	// while it resolves, each packet counted at its length plus the
+	// kernel's per-buffer overhead (PendingOverhead), as Linux's
+	// unres_qlen_bytes does (default 212992, Linux's default since 3.3,
+	// ip-sysctl.rst). That is 101 full-size frames (Linux's derived
+	// unres_qlen), or about 325 SYNs: a load generator opening a few
+	// hundred connections at once loses none.
+	PendingBytesPerDest int `yaml:"pending_bytes_per_dest"`
 	// PendingTotal bounds packets queued over all destinations (default
 	// 1024).
 	PendingTotal int `yaml:"pending_total"`
@@ -41,15 +48,16 @@ type Config struct {
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{
-		ReachableTime:      60 * time.Second,
-		RefreshBefore:      5 * time.Second,
-		RetransmitInterval: time.Second,
-		MaxRequests:        3,
-		MaxEntries:         256,
-		PendingPerDest:     101,
-		PendingTotal:       1024,
-		GratuitousCount:    1,
-		GratuitousInterval: time.Second,
+		ReachableTime:       60 * time.Second,
+		RefreshBefore:       5 * time.Second,
+		RetransmitInterval:  time.Second,
+		MaxRequests:         3,
+		MaxEntries:          256,
+		PendingPerDest:      1024,
+		PendingBytesPerDest: 212992,
+		PendingTotal:        1024,
+		GratuitousCount:     1,
+		GratuitousInterval:  time.Second,
 	}
 }
 
@@ -73,6 +81,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.PendingPerDest == 0 {
 		c.PendingPerDest = d.PendingPerDest
+	}
+	if c.PendingBytesPerDest == 0 {
+		c.PendingBytesPerDest = d.PendingBytesPerDest
 	}
 	if c.PendingTotal == 0 {
 		c.PendingTotal = d.PendingTotal
@@ -104,6 +115,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("max_entries: %d is outside 1..%d", c.MaxEntries, 1<<20)
 	case c.PendingPerDest < 0 || c.PendingPerDest > 1024:
 		return fmt.Errorf("pending_per_dest: %d is outside 1..1024", c.PendingPerDest)
+	case c.PendingBytesPerDest < 0 || c.PendingBytesPerDest > 64<<20:
+		return fmt.Errorf("pending_bytes_per_dest: %d is outside 1..%d", c.PendingBytesPerDest, 64<<20)
 	case c.PendingTotal < 0 || c.PendingTotal > 1<<20:
 		return fmt.Errorf("pending_total: %d is outside 1..%d", c.PendingTotal, 1<<20)
 	case c.GratuitousCount < 0 || c.GratuitousCount > 100:
