@@ -94,7 +94,7 @@ func (w *world) buildStack(h *host) error {
 			TCP:          tcpCfg,
 			Mode:         hs.mode,
 			TxOffloads:   txOff,
-			RemoteMemory: h.topo.AccessFactor(cpu, cfg.NUMANode) - 1,
+			RemoteMemory: h.topo.AccessFactor(cpu, p.pools[q].NUMANode()) - 1,
 		}, p.dev, q, p.pools[q], w.eng.RNG(fmt.Sprintf("tcp:%s:%d", h.name, q)))
 		if err != nil {
 			return w.v.Errorf(key, "%v", err)

@@ -92,12 +92,26 @@ func (w *world) endpoint(ref string) *port {
 	return w.hosts[hn].nic(nn)
 }
 
-// setupPorts configures each NIC's queues with a mempool per rx queue on
-// the NIC's node, and starts it.
+// setupPorts configures each NIC's queues with a mempool per rx queue,
+// and starts it. A pool is on the NUMA node of the stack core that serves
+// its queue (Gazelle's rule; stack.mbuf_node: nic puts it on the NIC's
+// node), else on the NIC's node.
 func (w *world) setupPorts(h *host) error {
+	st := w.v.File.Hosts[h.name].Stack
 	for i, p := range h.nics {
 		cfg := w.v.File.Hosts[h.name].NICs[i].PortConfig
-		pools, err := nic.Setup(p.dev, cfg, h.mem, max(cfg.RxQueues, 1), max(cfg.TxQueues, cfg.RxQueues, 1))
+		var poolNode func(q int) int
+		if st != nil && st.MbufNode != "nic" && p.ip.IsValid() {
+			poolNode = func(q int) int {
+				if q < len(st.Cores) {
+					if n := h.mem.NodeOf(st.Cores[q]); n >= 0 {
+						return n
+					}
+				}
+				return p.dev.Info().NUMANode
+			}
+		}
+		pools, err := nic.SetupOnNodes(p.dev, cfg, h.mem, max(cfg.RxQueues, 1), max(cfg.TxQueues, cfg.RxQueues, 1), poolNode)
 		if err != nil {
 			return w.v.Errorf(fmt.Sprintf("%s.nics[%d]", h.key, i), "%v", err)
 		}

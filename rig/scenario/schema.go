@@ -86,6 +86,11 @@ type Stack struct {
 	MaxConnections int    `yaml:"max_connections"`
 	// Congestion is newreno or cubic.
 	Congestion string `yaml:"congestion"`
+	// MbufNode places each instance's mbuf pool: "core" (the default)
+	// on the NUMA node of the instance's core, as Gazelle does; "nic" on
+	// the port's node, as a DPDK application that passes the port's
+	// socket id to rte_pktmbuf_pool_create does.
+	MbufNode string `yaml:"mbuf_node"`
 	// Tunables are stack settings by name (docs/scenarios.md).
 	Tunables map[string]yaml.Node `yaml:"tunables"`
 }

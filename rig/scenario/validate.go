@@ -70,6 +70,11 @@ func validate(path string, doc *yaml.Node, f *File) error {
 			default:
 				return errAt(hk+".stack.congestion", "congestion control %q; expected newreno or cubic", h.Stack.Congestion)
 			}
+			switch h.Stack.MbufNode {
+			case "", "core", "nic":
+			default:
+				return errAt(hk+".stack.mbuf_node", "mbuf_node %q; expected core (the pool on each stack core's node) or nic (on the port's)", h.Stack.MbufNode)
+			}
 		}
 		for i, a := range h.Apps {
 			ak := fmt.Sprintf("%s.apps[%d]", hk, i)

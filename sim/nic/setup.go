@@ -43,6 +43,14 @@ func (c *PortConfig) PortConf(rxQueues, txQueues int) (hw.PortConf, error) {
 // preset's defaults), then Start. It returns the pools so that the
 // caller can report and free them.
 func Setup(port *Port, cfg PortConfig, mem hw.HugeMemory, rxQueues, txQueues int) ([]*Mempool, error) {
+	return SetupOnNodes(port, cfg, mem, rxQueues, txQueues, nil)
+}
+
+// SetupOnNodes is Setup with each rx queue's mempool on the NUMA node
+// poolNode(q) gives, as a stack whose queues are served by cores on
+// several nodes places them (Gazelle takes each lcore's mbufs from its
+// own node). A nil poolNode puts every pool on the port's node.
+func SetupOnNodes(port *Port, cfg PortConfig, mem hw.HugeMemory, rxQueues, txQueues int, poolNode func(q int) int) ([]*Mempool, error) {
 	conf, err := cfg.PortConf(rxQueues, txQueues)
 	if err != nil {
 		return nil, fmt.Errorf("nic %q: %w", cfg.Name, err)
@@ -70,7 +78,11 @@ func Setup(port *Port, cfg PortConfig, mem hw.HugeMemory, rxQueues, txQueues int
 		return nil, err
 	}
 	for q := 0; q < conf.RxQueues; q++ {
-		pool, err := NewMempool(fmt.Sprintf("%s-rx%d", port.name, q), n, size, port.node, mem)
+		node := port.node
+		if poolNode != nil {
+			node = poolNode(q)
+		}
+		pool, err := NewMempool(fmt.Sprintf("%s-rx%d", port.name, q), n, size, node, mem)
 		if err != nil {
 			return fail(fmt.Errorf("nic %q rx queue %d: %w", port.name, q, err))
 		}

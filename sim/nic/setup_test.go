@@ -40,4 +40,16 @@ var _ = Describe("Setup", func() {
 		Expect(err).To(MatchError(ContainSubstring(`nic "eth0" rx queue 1`)))
 		Expect(mem.freePages[0]).To(Equal(int64(5)))
 	})
+
+	It("puts each rx queue's pool on the node its caller names, as Gazelle's per-core pools", func() {
+		eng := sim.NewEngine(1)
+		mem := newTestMem(1<<10, 2)
+		cfg := nic.PortConfig{Name: "eth0", Model: "hi1822-25g", NUMANode: 0, RxRing: 1024}
+		p, err := nic.NewPort(eng, 0, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		pools, err := nic.SetupOnNodes(p, cfg, mem, 4, 4, func(q int) int { return q % 2 })
+		Expect(err).NotTo(HaveOccurred())
+		Expect([]int{pools[0].NUMANode(), pools[1].NUMANode(), pools[2].NUMANode(), pools[3].NUMANode()}).To(Equal([]int{0, 1, 0, 1}))
+		Expect(mem.freePages[0]).To(Equal(mem.freePages[1]), "two pools taken from each node")
+	})
 })
