@@ -103,6 +103,7 @@ func (w *world) buildStack(h *host) error {
 			return w.v.Errorf(key, "%v", err)
 		}
 		in.Start(w.eng.Now())
+		in.SetWake(core.Wake)
 		core.Attach(in)
 		hs.instances = append(hs.instances, in)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/savanna-sim/savanna/sim/cost"
 	"github.com/savanna-sim/savanna/sim/nic"
 	"github.com/savanna-sim/savanna/sim/numa"
+	"github.com/savanna-sim/savanna/stack/ether"
 )
 
 // world is one variant of a scenario, built and ready to run.
@@ -70,6 +71,7 @@ func build(s *scenario.Scenario, v *scenario.Variant, opts Options, seed uint64)
 			return nil, err
 		}
 	}
+	w.warmNeighbors()
 	for _, name := range w.hostOrder {
 		if err := w.buildApps(w.hosts[name], v.File.Hosts[name]); err != nil {
 			return nil, err
@@ -82,6 +84,25 @@ func build(s *scenario.Scenario, v *scenario.Variant, opts Options, seed uint64)
 		return nil, err
 	}
 	return w, nil
+}
+
+// warmNeighbors gives the stacks whose scenario says neighbors: warm the
+// MAC of the NIC at the other end of each of their links.
+func (w *world) warmNeighbors() {
+	for _, l := range w.v.File.Links {
+		for i := range 2 {
+			hn, _, _ := strings.Cut(l.Ends[i], ".")
+			st := w.v.File.Hosts[hn].Stack
+			h := w.hosts[hn]
+			local, peer := w.endpoint(l.Ends[i]), w.endpoint(l.Ends[1-i])
+			if st == nil || st.Neighbors != "warm" || h.stack == nil || h.stack.port != local || !peer.ip.IsValid() {
+				continue
+			}
+			for _, in := range h.stack.instances {
+				in.Iface().AddNeighbor(w.eng.Now(), peer.ip.Addr().As4(), ether.Addr(peer.dev.MACAddr()))
+			}
+		}
+	}
 }
 
 func linkName(ends []string) string { return ends[0] + "-" + ends[1] }
@@ -266,6 +287,10 @@ func (w *world) figures() report.Tree {
 			ht.Set("cpu.all.user_pct", report.Round(100*user.Seconds()/window.Seconds()/n, 3))
 			ht.Set("cpu.all.kernel_pct", report.Round(100*kernel.Seconds()/window.Seconds()/n, 3))
 			ht.Set("cpu.all.busy_pct", report.Round(100*(user+kernel).Seconds()/window.Seconds()/n, 3))
+			// The run queue's average (what the load average counts): one
+			// thread per core and none waiting for a CPU, so it is the
+			// busy cores on average.
+			ht.Set("cpu.all.run_queue", report.Round((user+kernel).Seconds()/window.Seconds(), 3))
 		}
 		hugepageFigures(ht.Sub("hugepages"), h.mem.Stats())
 		if h.qat != nil {

@@ -91,6 +91,12 @@ type Stack struct {
 	// the port's node, as a DPDK application that passes the port's
 	// socket id to rte_pktmbuf_pool_create does.
 	MbufNode string `yaml:"mbuf_node"`
+	// Neighbors is cold (the default: ARP resolves each peer on first
+	// use, and a burst of connections larger than the ARP queue loses
+	// SYNs until the initial RTO) or warm (the stack starts knowing the
+	// MAC of every stack host on its links, as a test bed whose hosts
+	// have talked before does).
+	Neighbors string `yaml:"neighbors"`
 	// Tunables are stack settings by name (docs/scenarios.md).
 	Tunables map[string]yaml.Node `yaml:"tunables"`
 }

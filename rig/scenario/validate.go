@@ -75,6 +75,11 @@ func validate(path string, doc *yaml.Node, f *File) error {
 			default:
 				return errAt(hk+".stack.mbuf_node", "mbuf_node %q; expected core (the pool on each stack core's node) or nic (on the port's)", h.Stack.MbufNode)
 			}
+			switch h.Stack.Neighbors {
+			case "", "cold", "warm":
+			default:
+				return errAt(hk+".stack.neighbors", "neighbors %q; expected cold (ARP resolves on first use) or warm (peers known at start)", h.Stack.Neighbors)
+			}
 		}
 		for i, a := range h.Apps {
 			ak := fmt.Sprintf("%s.apps[%d]", hk, i)

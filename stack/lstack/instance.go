@@ -89,9 +89,24 @@ type Instance struct {
 	// each ARP frame to its peers, as Gazelle copies ARP packets to every
 	// stack thread: each instance keeps its own neighbour cache.
 	peers []*Instance
+	// arpInbox holds the ARP frames peers shared, for the next Poll: a
+	// frame is handled on the instance's own turn, where what it releases
+	// (packets that waited for the neighbour) joins the instance's own tx
+	// batch.
+	arpInbox []*hw.Mbuf
+	// wake asks for a turn of the instance's core at a time, so that a
+	// shared frame is handled even when nothing else arrives.
+	wake func(at time.Duration)
 }
 
-// SetPeers names the other instances of the same port.
+// SetWake gives the instance a way to ask its core for a turn (in
+// virtual time, sim.Core.Wake), used when a peer shares an ARP frame.
+func (in *Instance) SetWake(wake func(at time.Duration)) { in.wake = wake }
+
+// SetPeers names the other instances of the same port. Peers share ARP
+// frames through each other's inboxes without locks, so they must be
+// polled from one goroutine, as in virtual time; the real-time driver
+// fans frames out to its lcores itself (stack/rt).
 func (in *Instance) SetPeers(peers []*Instance) {
 	in.peers = in.peers[:0]
 	for _, p := range peers {
@@ -118,7 +133,10 @@ func (in *Instance) shareARP(m *hw.Mbuf) {
 			continue
 		}
 		in.stats.ARPShared++
-		p.ifc.Input(in.now, c)
+		p.arpInbox = append(p.arpInbox, c)
+		if p.wake != nil {
+			p.wake(in.now)
+		}
 	}
 }
 
@@ -187,6 +205,12 @@ func (in *Instance) Poll(m hw.Meter) (bool, time.Duration) {
 	}
 	in.now = m.Now()
 	in.stats.Polls++
+	shared := len(in.arpInbox)
+	for i, mb := range in.arpInbox {
+		in.ifc.Input(in.now, mb)
+		in.arpInbox[i] = nil
+	}
+	in.arpInbox = in.arpInbox[:0]
 	n := in.dev.RxBurst(in.queue, in.rx[:])
 	if n > 0 {
 		if in.mode == ModeKernel {
@@ -204,7 +228,7 @@ func (in *Instance) Poll(m hw.Meter) (bool, time.Duration) {
 	next := min(in.ifc.Poll(in.now), in.tcp.Poll(in.now))
 	sent := len(in.tx)
 	in.flush()
-	if n == 0 && sent == 0 {
+	if n == 0 && sent == 0 && shared == 0 {
 		in.stats.IdlePolls++
 		return false, next
 	}
