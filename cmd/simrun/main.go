@@ -24,12 +24,13 @@ func main() {
 const usage = `simrun runs Savanna scenarios in virtual time.
 
 Usage:
-  simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR]
+  simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR] [--timing]
   simrun validate FILE|NAME
   simrun list
   simrun topo [PRESET|host] [--json]
   simrun reproduce [--out FILE]
   simrun serve --tap NAME --ip CIDR --app kv|echo --port N [--cores K] [--mac M]
+  simrun serve --backend dpdk --eal "ARGS" --ip CIDR --app kv|echo --port N [--cores K]
   simrun version
 
 FILE is a scenario file; NAME is a bundled scenario (simrun list shows them).

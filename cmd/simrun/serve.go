@@ -16,50 +16,74 @@ import (
 	"github.com/savanna-sim/savanna/apps/echo"
 	"github.com/savanna-sim/savanna/apps/kv"
 	"github.com/savanna-sim/savanna/hw"
-	"github.com/savanna-sim/savanna/hw/ringdev"
-	"github.com/savanna-sim/savanna/hw/tap"
 	"github.com/savanna-sim/savanna/stack/gonet"
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/rt"
 )
 
-const serveUsage = `Usage: simrun serve --tap NAME --ip CIDR --app kv|echo --port N [--cores K] [--mac M]
+const serveUsage = `Usage: simrun serve [--backend tap] --tap NAME --ip CIDR --app kv|echo --port N [--cores K] [--mac M]
+       simrun serve --backend dpdk --eal "EAL ARGS" [--dpdk-port NAME] --ip CIDR --app kv|echo --port N [--cores K]
 
-Runs Savanna's stack in real time on a Linux TAP device with an app, until
-SIGINT or SIGTERM; then prints statistics and exits 0. The kernel side of
-the TAP is brought up; give it an address on the same subnet to talk to the
-stack. See docs/live.md.
+Runs Savanna's stack in real time with an app, until SIGINT or SIGTERM;
+then prints statistics and exits 0.
+
+The tap backend (the default) runs on a Linux TAP device whose kernel side
+is brought up; give it an address on the same subnet to talk to the stack
+(docs/live.md). The dpdk backend (a build with -tags dpdk) runs on a DPDK
+port: the EAL arguments pass to rte_eal_init unchanged, split at spaces,
+e.g. "--no-huge -m 256 --no-pci --no-shconf -l 0-1
+--vdev=net_tap0,iface=svd0" for DPDK's TAP PMD, or "-l 0-3 -a 0000:3b:00.0"
+for a NIC bound to vfio-pci. The lcores are registered with the EAL
+(docs/real-hardware.md).
 `
+
+// maxParkDPDK bounds one park of an idle lcore on a DPDK port: a poll-mode
+// driver cannot wake a parked lcore when frames arrive, so the lcore must
+// come back to poll soon (--busy never parks, as DPDK applications do).
+const maxParkDPDK = 200 * time.Microsecond
 
 // cmdServe implements "simrun serve" (live mode).
 func cmdServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
-	tapName := fs.String("tap", "", "TAP interface to create or attach to")
+	backend := fs.String("backend", "tap", "port backend: tap (a Linux TAP) or dpdk (a DPDK port; needs a build with -tags dpdk)")
+	tapName := fs.String("tap", "", "with --backend tap: TAP interface to create or attach to")
+	eal := fs.String("eal", "", "with --backend dpdk: EAL arguments, split at spaces (vdevs as --vdev=...)")
+	dpdkPort := fs.String("dpdk-port", "", "with --backend dpdk: the port's device name (default: the only port probed)")
 	cidr := fs.String("ip", "", "the stack's IPv4 address with prefix, e.g. 10.77.0.2/24")
 	app := fs.String("app", "", "application: kv or echo")
 	port := fs.Int("port", 0, "TCP port the app listens on")
-	cores := fs.Int("cores", 1, "stack lcores (TAP queues)")
-	mac := fs.String("mac", "", "the stack's MAC (default 02:53:56:00:00:02)")
+	cores := fs.Int("cores", 1, "stack lcores (port queues)")
+	mac := fs.String("mac", "", "with --backend tap: the stack's MAC (default 02:53:56:00:00:02)")
 	gateway := fs.String("gateway", "", "default router (optional)")
 	mtu := fs.Int("mtu", 1500, "IP MTU")
 	busy := fs.Bool("busy", false, "poll at 100% CPU instead of parking idle lcores")
 	spin := fs.Duration("spin", rt.DefaultSpin, "how long an idle lcore polls before it parks")
+	maxPark := fs.Duration("max-park", 0, "longest park of an idle lcore (default 100ms on a TAP, which wakes lcores; 200µs on DPDK, which cannot)")
 	jsonStats := fs.Bool("json", false, "print the final statistics as one JSON object")
-	rxLoss := fs.Float64("rx-loss", 0, "drop this fraction of frames from the kernel (for kernels without netem)")
-	rxReorder := fs.Float64("rx-reorder", 0, "deliver this fraction of frames from the kernel one frame late")
+	rxLoss := fs.Float64("rx-loss", 0, "with --backend tap: drop this fraction of frames from the kernel (for kernels without netem)")
+	rxReorder := fs.Float64("rx-reorder", 0, "with --backend tap: deliver this fraction of frames from the kernel one frame late")
 	seed := fs.Uint64("seed", 1, "seed of TCP secrets and impairments")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
 	switch {
-	case *tapName == "" || *cidr == "" || *port <= 0 || *port > 65535:
-		fmt.Fprint(stderr, "simrun serve: --tap, --ip and --port are required\n\n"+serveUsage)
+	case *backend == "tap" && *tapName == "":
+		fmt.Fprint(stderr, "simrun serve: --tap is required with --backend tap\n\n"+serveUsage)
+		return 2
+	case *backend == "dpdk" && *eal == "":
+		fmt.Fprint(stderr, "simrun serve: --eal is required with --backend dpdk\n\n"+serveUsage)
+		return 2
+	case *cidr == "" || *port <= 0 || *port > 65535:
+		fmt.Fprint(stderr, "simrun serve: --ip and --port are required\n\n"+serveUsage)
 		return 2
 	case *app != "kv" && *app != "echo":
 		fmt.Fprintf(stderr, "simrun serve: --app %q: want kv or echo\n", *app)
+		return 2
+	case *maxPark < 0:
+		fmt.Fprintf(stderr, "simrun serve: --max-park %v: must not be negative\n", *maxPark)
 		return 2
 	}
 	ip, _, err := net.ParseCIDR(*cidr)
@@ -68,22 +92,21 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	dev, err := tap.Open(tap.Config{Name: *tapName, MAC: *mac, MTU: *mtu, Up: true,
-		RxLoss: *rxLoss, RxReorder: *rxReorder, Seed: *seed})
+	be, err := openServeBackend(serveOpts{backend: *backend, tapName: *tapName, mac: *mac, mtu: *mtu,
+		cores: *cores, eal: *eal, dpdkPort: *dpdkPort, rxLoss: *rxLoss, rxReord: *rxReorder, seed: *seed})
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun serve: %v\n", err)
 		return 2
 	}
-	defer dev.Close()
-	room := hw.DefaultHeadroom + *mtu + 14 + 64
-	pool, err := ringdev.NewMempool("serve.pool", 8192*max(1, *cores), room)
-	if err != nil {
-		fmt.Fprintf(stderr, "simrun serve: %v\n", err)
-		return 2
+	defer be.close()
+	dev := be.dev
+	rcfg := rt.Config{Lcores: *cores, Busy: *busy, Spin: *spin, NoSpin: *spin == 0, Seed: *seed,
+		MaxPark: *maxPark, ThreadHook: be.hook}
+	if rcfg.MaxPark == 0 && !be.notifies {
+		rcfg.MaxPark = maxParkDPDK
 	}
-	rcfg := rt.Config{Lcores: *cores, Busy: *busy, Spin: *spin, NoSpin: *spin == 0, Seed: *seed}
 	scfg := lstack.Config{Iface: iface.Config{Address: *cidr, Gateway: *gateway, MTU: *mtu}}
-	r, err := rt.New(rcfg, scfg, dev, pool)
+	r, err := rt.New(rcfg, scfg, dev, be.pool)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun serve: %v\n", err)
 		return 2
@@ -124,7 +147,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if *cores != 1 {
 		lc = "lcores"
 	}
-	fmt.Fprintf(stdout, "savanna: serving %s on %s:%d (tap %s, %d %s)\n", *app, ip.To4(), *port, *tapName, *cores, lc)
+	fmt.Fprintf(stdout, "savanna: serving %s on %s:%d (%s, %d %s)\n", *app, ip.To4(), *port, be.what, *cores, lc)
 
 	code := 0
 	select {

@@ -42,6 +42,10 @@ type CompressDevStats struct {
 	// Reseeded counts seeded checksums computed in Go because the
 	// software PMD gets them wrong (see complete).
 	Reseeded uint64 `json:"reseeded_checksums"`
+	// PMDDequeueErrs is the PMD's own dequeue_err_count
+	// (rte_compressdev_stats), which the software PMDs keep for corrupt
+	// input but not for a destination too small; Stats counts both.
+	PMDDequeueErrs uint64 `json:"pmd_dequeue_err_count"`
 }
 
 // CompressDev is an hw.CompressDev over one rte_compressdev: the QAT PMD
@@ -73,6 +77,13 @@ type CompressDev struct {
 	reseeded atomic.Uint64
 	checked  atomic.Uint64
 	cutoff   atomic.Uint64
+	// local counts operations completed here without reaching the PMD
+	// (invalid-args and precheck refusals): Stats adds them to the
+	// device's counters, as a device that saw them would count them.
+	local atomic.Uint64
+	// failed counts completions handed out with a status other than
+	// success, whoever decided it (the PMD or this backend).
+	failed atomic.Uint64
 
 	// precheck is set for drivers that hang on a truncated stream.
 	precheck bool
@@ -135,6 +146,12 @@ func (e *EAL) OpenCompressDev(name string, cfg CompressConfig) (*CompressDev, er
 		}
 		d.qps = append(d.qps, &compQP{ring: make([]compEntry, cfg.Depth), ops: make([]*C.struct_rte_comp_op, cfg.Depth)})
 	}
+	// The queue pairs this handle has are the ones a caller may use.
+	// rte_compressdev_info's max_nb_queue_pairs is 0 ("no limit") on the
+	// software PMDs, which read as "none" through the hw contract; the
+	// QAT model reports its instances. Found by the shared conformance
+	// specs (hw/hwtest).
+	d.caps.MaxQueuePairs = len(d.qps)
 	// Pool names must be unique per process; the device id makes them so.
 	opName := C.CString(fmt.Sprintf("sv_cops_%d", id))
 	defer C.free(unsafe.Pointer(opName))
@@ -294,6 +311,7 @@ func (d *CompressDev) EnqueueBurst(qp int, ops []*hw.CompOp) int {
 			if status == hw.StatusInvalidArgs {
 				d.invalid.Add(1)
 			}
+			d.local.Add(1)
 			q.ring[q.tail%depth] = compEntry{op: op, done: true}
 			q.tail++
 			taken++
@@ -403,6 +421,9 @@ func (d *CompressDev) DequeueBurst(qp int, ops []*hw.CompOp) int {
 	for out < len(ops) && q.head < q.tail && q.ring[q.head%depth].done {
 		e := &q.ring[q.head%depth]
 		ops[out] = e.op
+		if e.op.Status != hw.StatusSuccess {
+			d.failed.Add(1)
+		}
 		*e = compEntry{}
 		q.head++
 		out++
@@ -476,18 +497,26 @@ func (d *CompressDev) Stats() hw.CompressStats {
 	if C.rte_compressdev_stats_get(d.id, &s) != 0 {
 		return hw.CompressStats{}
 	}
+	// Operations completed here with an error status count as enqueued
+	// and dequeued, as a device that saw them would count them, and
+	// dequeue_err_count is every completion with an error status: the
+	// 22.11 software PMDs leave out-of-space completions out of theirs
+	// (DriverStats keeps the PMD's own count). Both are differences from
+	// the QAT model found by the shared conformance specs (hw/hwtest).
+	local := d.local.Load()
 	return hw.CompressStats{
-		EnqueuedCount:   uint64(s.enqueued_count),
-		DequeuedCount:   uint64(s.dequeued_count),
+		EnqueuedCount:   uint64(s.enqueued_count) + local,
+		DequeuedCount:   uint64(s.dequeued_count) + local,
 		EnqueueErrCount: uint64(s.enqueue_err_count) + d.refused.Load(),
-		DequeueErrCount: uint64(s.dequeue_err_count),
+		DequeueErrCount: d.failed.Load(),
 	}
 }
 
 // DriverStats returns the driver's own counters.
 func (d *CompressDev) DriverStats() CompressDevStats {
 	return CompressDevStats{Refused: d.refused.Load(), Invalid: d.invalid.Load(), Truncated: d.trunc.Load(),
-		Prechecked: d.checked.Load(), PrecheckRefused: d.cutoff.Load(), Reseeded: d.reseeded.Load()}
+		Prechecked: d.checked.Load(), PrecheckRefused: d.cutoff.Load(), Reseeded: d.reseeded.Load(),
+		PMDDequeueErrs: d.pmdDequeueErrs()}
 }
 
 // Close stops the device and frees its xforms and pools
@@ -507,4 +536,13 @@ func (d *CompressDev) Close() error {
 	C.rte_mempool_free(d.opPool)
 	C.rte_mempool_free(d.mbufs)
 	return nil
+}
+
+// pmdDequeueErrs reads the PMD's own dequeue_err_count.
+func (d *CompressDev) pmdDequeueErrs() uint64 {
+	var s C.struct_rte_compressdev_stats
+	if C.rte_compressdev_stats_get(d.id, &s) != 0 {
+		return 0
+	}
+	return uint64(s.dequeue_err_count)
 }

@@ -33,6 +33,13 @@ func suiteConfig() dpdk.Config {
 			"net_ring0",
 			"net_memif0,role=server,id=0,socket=" + memifSocket(),
 			"net_memif1,role=client,id=0,socket=" + memifSocket(),
+			// A second pair for the real-time driver's specs (rt_test.go),
+			// which configure and start their ports themselves.
+			"net_memif2,role=server,id=1,socket=" + memifSocket() + ".rt",
+			"net_memif3,role=client,id=1,socket=" + memifSocket() + ".rt",
+			// A third pair for the shared conformance specs (hwtest_test.go).
+			"net_memif4,role=server,id=2,socket=" + memifSocket() + ".hwtest",
+			"net_memif5,role=client,id=2,socket=" + memifSocket() + ".hwtest",
 			"compress_zlib",
 			"compress_isal",
 		},

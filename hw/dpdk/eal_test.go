@@ -15,7 +15,7 @@ var _ = Describe("EAL", Label("dpdk"), func() {
 	})
 
 	It("probed every vdev of the configuration", func() {
-		Expect(eal.Ports()).To(ConsistOf("net_ring0", "net_memif0", "net_memif1"))
+		Expect(eal.Ports()).To(ConsistOf("net_ring0", "net_memif0", "net_memif1", "net_memif2", "net_memif3", "net_memif4", "net_memif5"))
 		Expect(eal.CompressDevs()).To(ContainElements("compress_zlib", "compress_isal"))
 	})
 

@@ -43,3 +43,17 @@ func (e *EAL) UnregisterThread() {
 // LcoreIDAny for a thread that is not registered. The answer is only
 // meaningful on a goroutine locked to its thread.
 func (e *EAL) LcoreID() int { return int(C.sv_lcore_id()) }
+
+// ThreadHook registers the calling thread with the EAL and returns the
+// function that unregisters it: the shape of stack/rt's
+// Config.ThreadHook, which runs it on each lcore goroutine's OS thread
+// before the poll loop, so that the real-time driver's lcores are EAL
+// threads (rte_thread_register) and mempool per-lcore caches serve them.
+// The lcore argument is the driver's lcore index; the EAL gives its own
+// lcore id, which LcoreID reports on that thread.
+func (e *EAL) ThreadHook(lcore int) (func(), error) {
+	if _, err := e.RegisterThread(); err != nil {
+		return nil, fmt.Errorf("lcore %d: %w", lcore, err)
+	}
+	return e.UnregisterThread, nil
+}

@@ -24,6 +24,10 @@ type MempoolStats struct {
 	// ForeignPuts counts Put calls with an mbuf that is not this pool's
 	// (ignored rather than corrupting a DPDK pool).
 	ForeignPuts uint64 `json:"foreign_puts"`
+	// Cached is the number of mbufs parked in per-lcore caches now:
+	// non-zero only when threads registered with the EAL (RegisterThread,
+	// the real-time driver's lcores through ThreadHook) use the pool.
+	Cached uint64 `json:"cached"`
 }
 
 // Mempool is an hw.Mempool over an rte_pktmbuf pool. Every rte_mbuf of
@@ -181,5 +185,5 @@ func (p *Mempool) Stats() hw.MempoolStats {
 
 // DriverStats returns the driver's own counters.
 func (p *Mempool) DriverStats() MempoolStats {
-	return MempoolStats{ForeignPuts: p.foreignPuts.Load()}
+	return MempoolStats{ForeignPuts: p.foreignPuts.Load(), Cached: uint64(C.sv_pool_cached(p.mp))}
 }

@@ -112,6 +112,7 @@ var _ = Describe("Mempool", Label("dpdk"), func() {
 			for _, m := range ms {
 				m.Free()
 			}
+			Expect(cached.DriverStats().Cached).To(BeNumerically(">", 0), "freed mbufs park in this lcore's cache")
 			done <- cached.Stats()
 		}()
 		st := <-done

@@ -37,6 +37,17 @@ func (*EAL) CompressDev(string, CompressConfig) (hw.CompressDev, error) {
 // RegisterThread fails: this build has no DPDK backend.
 func (*EAL) RegisterThread() (int, error) { return -1, ErrNotBuilt }
 
+// ThreadHook fails: this build has no DPDK backend.
+func (*EAL) ThreadHook(int) (func(), error) { return nil, ErrNotBuilt }
+
+// PortWithPool fails: this build has no DPDK backend.
+func (*EAL) PortWithPool(string, MempoolConfig) (hw.EthDev, hw.Mempool, error) {
+	return nil, nil, ErrNotBuilt
+}
+
+// PortName returns "": this build opens no DPDK ports.
+func PortName(hw.EthDev) string { return "" }
+
 // UnregisterThread does nothing in this build.
 func (*EAL) UnregisterThread() {}
 

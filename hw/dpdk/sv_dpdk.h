@@ -172,6 +172,19 @@ static inline void sv_free_seg(uintptr_t m)
 static inline unsigned sv_pool_avail(struct rte_mempool *mp) { return rte_mempool_avail_count(mp); }
 static inline unsigned sv_pool_in_use(struct rte_mempool *mp) { return rte_mempool_in_use_count(mp); }
 
+/* sv_pool_cached counts the mbufs parked in the pool's per-lcore caches
+ * (rte_mempool_cache.len of every lcore, as rte_mempool_avail_count sums
+ * them); only threads with an lcore id use a cache. */
+static inline unsigned sv_pool_cached(struct rte_mempool *mp)
+{
+	unsigned n = 0;
+	if (mp->cache_size == 0)
+		return 0;
+	for (unsigned i = 0; i < RTE_MAX_LCORE; i++)
+		n += mp->local_cache[i].len;
+	return n;
+}
+
 /* ---- ethdev capability and configuration bits <-> hw bits ---- */
 
 /* hw.RSSHashType: IPv4, IPv4TCP, IPv4UDP, IPv6, IPv6TCP, IPv6UDP. */
