@@ -69,6 +69,8 @@ func appKinds() map[string]appKind {
 		"redis-benchmark": {summary: "load generator in redis-benchmark's shape (clients, requests, commands, pipeline)", build: buildRedisBenchmark},
 		"http":            {summary: "HTTP/1.1 server in Tengine's shape: a worker per stack core, gzip through the zlib shim (QAT or software), reload", build: buildHTTP},
 		"wrk":             {summary: "HTTP load generator in wrk's shape: closed loop, or open loop at a rate (wrk2 -R)", build: buildWrk},
+		"oltp-server":     {summary: "MySQL-shaped server in Gazelle's asymmetric model: a thread per connection on application cores, TPC-C statement costs", build: buildOLTPServer},
+		"oltp-client":     {summary: "OLTP load generator in benchmarksql 5.0's shape (terminals, TPC-C mix, think time); QPS, tpmC, latency per transaction", build: buildOLTPClient},
 	}
 }
 

@@ -1,0 +1,254 @@
+package lstack_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/sim"
+	"github.com/savanna-sim/savanna/sim/cost"
+	"github.com/savanna-sim/savanna/sim/nic"
+	"github.com/savanna-sim/savanna/sim/numa"
+	"github.com/savanna-sim/savanna/stack/iface"
+	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/tcp"
+)
+
+// modeNode is a host whose instance runs in a given mode.
+func modeNode(eng *sim.Engine, id uint16, name, addr string, mode lstack.Mode) (*lstack.Instance, *sim.Core, *nic.Port) {
+	topo, err := numa.Preset("xeon-e5-2650v2-2p")
+	Expect(err).NotTo(HaveOccurred())
+	mem, err := numa.NewMemory(topo, &numa.HugepageConfig{Pages2M: []int64{64}})
+	Expect(err).NotTo(HaveOccurred())
+	port, err := nic.NewPort(eng, id, nic.PortConfig{Name: name, Model: "hi1822-25g"})
+	Expect(err).NotTo(HaveOccurred())
+	txOff := hw.TxOffloadIPv4Checksum | hw.TxOffloadTCPChecksum
+	Expect(port.Configure(hw.PortConf{RxQueues: 1, TxQueues: 1, TxOffloads: txOff,
+		RxOffloads: hw.RxOffloadIPv4Checksum | hw.RxOffloadTCPChecksum})).To(Succeed())
+	pool, err := nic.NewMempool(name+".pool", 4096, nic.DefaultMbufSize, 0, mem)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(port.SetupRxQueue(0, 1024, pool)).To(Succeed())
+	Expect(port.SetupTxQueue(0, 1024)).To(Succeed())
+	Expect(port.Start()).To(Succeed())
+	core := sim.NewCore(eng, int(id), 0, cost.Default().Prices(2.6), mode == lstack.ModeLstack)
+	Expect(port.BindQueue(0, core)).To(Succeed())
+	in, err := lstack.New(lstack.Config{Iface: iface.Config{Address: addr}, TCP: tcp.DefaultConfig(), Mode: mode, TxOffloads: txOff},
+		port, 0, pool, eng.RNG("tcp:"+name))
+	Expect(err).NotTo(HaveOccurred())
+	in.Start(eng.Now())
+	core.Attach(in)
+	return in, core, port
+}
+
+// echoThread is an application thread on a core of its own: it echoes
+// what it reads after work of CPU time, then sleeps on the socket.
+type echoThread struct {
+	core  *sim.Core
+	sock  *lstack.Socket
+	work  time.Duration
+	buf   []byte
+	eof   bool
+	wrote []time.Duration
+}
+
+func (e *echoThread) Poll(m hw.Meter) (bool, time.Duration) {
+	if e.sock == nil || e.eof {
+		return false, sim.Never
+	}
+	worked := false
+	for {
+		n, err := e.sock.Read(m, e.buf)
+		if errors.Is(err, io.EOF) {
+			e.sock.Close(m)
+			e.eof = true
+			return true, sim.Never
+		}
+		Expect(err).NotTo(HaveOccurred())
+		if n == 0 {
+			break
+		}
+		worked = true
+		m.Charge(hw.CostAppNanos, int64(e.work))
+		_, err = e.sock.Write(m, e.buf[:n])
+		Expect(err).NotTo(HaveOccurred())
+		e.wrote = append(e.wrote, m.Now())
+	}
+	if !e.sock.Wait(m, e.core.Wake) {
+		return true, sim.Never
+	}
+	return worked, sim.Never
+}
+
+// pinger sends one message at a time over a plain TCP connection and
+// records when each echo is whole.
+type pinger struct {
+	in      *lstack.Instance
+	c       *tcp.Conn
+	msg     []byte
+	left    int
+	got     []byte
+	sentAt  []time.Duration
+	gotAt   []time.Duration
+	started bool
+	closed  bool
+}
+
+func (p *pinger) Poll(m hw.Meter) (bool, time.Duration) {
+	if !p.started {
+		p.started = true
+		c, err := p.in.Connect(m, 0, tcp.Addr{IP: [4]byte{10, 0, 0, 1}, Port: 3306})
+		Expect(err).NotTo(HaveOccurred())
+		p.c = c
+		return true, sim.Never
+	}
+	if !p.c.Connected() || p.closed {
+		return false, sim.Never
+	}
+	if len(p.sentAt) == len(p.gotAt) {
+		if p.left == 0 {
+			p.closed = true
+			_ = p.in.Close(m, p.c)
+			return true, sim.Never
+		}
+		rest, err := p.in.WriteAvailable(m, p.c, p.msg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rest).To(BeEmpty())
+		p.sentAt = append(p.sentAt, m.Now())
+		p.left--
+		return true, sim.Never
+	}
+	before := len(p.got)
+	var err error
+	p.got, _, err = p.in.ReadAvailable(m, p.c, p.got)
+	Expect(err).NotTo(HaveOccurred())
+	if len(p.got) >= len(p.msg)*(len(p.gotAt)+1) {
+		p.gotAt = append(p.gotAt, m.Now())
+	}
+	return len(p.got) > before, sim.Never
+}
+
+type threadBed struct {
+	eng    *sim.Engine
+	stack  *sim.Core
+	app    *sim.Core
+	bridge *lstack.Bridge
+	router *lstack.Router
+	thread *echoThread
+	ping   *pinger
+}
+
+func newThreadBed(mode lstack.Mode, work time.Duration, n int) *threadBed {
+	eng := sim.NewEngine(5)
+	sin, score, sport := modeNode(eng, 0, "server", "10.0.0.1/24", mode)
+	cin, ccore, cport := modeNode(eng, 1, "client", "10.0.0.2/24", lstack.ModeLstack)
+	_, err := nic.NewLink(eng, "wire", sport, cport, nic.LinkConfig{Latency: 10 * time.Microsecond})
+	Expect(err).NotTo(HaveOccurred())
+	tb := &threadBed{eng: eng, stack: score, router: lstack.NewRouter(3)}
+	tb.app = sim.NewCore(eng, 7, 0, cost.Default().Prices(2.6), false)
+	tb.thread = &echoThread{core: tb.app, work: work, buf: make([]byte, 4096)}
+	tb.app.Attach(tb.thread)
+	tb.bridge, err = lstack.NewBridge(sin, tb.router, score.Wake)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(tb.bridge.Listen(3306, 16, func(fd int, s *lstack.Socket) {
+		tb.thread.sock = s
+		tb.app.Wake(eng.Now())
+	})).To(Succeed())
+	score.Attach(tb.bridge)
+	tb.ping = &pinger{in: cin, msg: bytes.Repeat([]byte("q"), 200), left: n}
+	ccore.Attach(tb.ping)
+	eng.RunUntil(50 * time.Millisecond)
+	return tb
+}
+
+var _ = Describe("application threads off the stack's lcore (the asymmetric model)", func() {
+	DescribeTable("echo every message intact through the rings",
+		func(mode lstack.Mode) {
+			tb := newThreadBed(mode, 20*time.Microsecond, 50)
+			Expect(tb.ping.gotAt).To(HaveLen(50))
+			Expect(tb.ping.got).To(Equal(bytes.Repeat([]byte("q"), 200*50)))
+			Expect(tb.thread.eof).To(BeTrue())
+			st := tb.bridge.Stats()
+			Expect(st.Accepted).To(BeEquivalentTo(1))
+			Expect(st.SendBytes).To(BeEquivalentTo(200 * 50))
+			Expect(st.RecvBytes).To(BeEquivalentTo(200 * 50))
+			Expect(st.Closed).To(BeEquivalentTo(1))
+			Expect(tb.router.Len()).To(BeZero(), "the fd is gone once closed")
+		},
+		Entry("lstack", lstack.ModeLstack),
+		Entry("kernel", lstack.ModeKernel),
+	)
+
+	It("charges an lstack thread ring operations and no system call but its futex sleeps", func() {
+		tb := newThreadBed(lstack.ModeLstack, 20*time.Microsecond, 50)
+		app := tb.app.Stats().Ops
+		sock := tb.thread.sock.Stats()
+		Expect(app[hw.CostStackSocketCall]).To(BeEquivalentTo(sock.Reads + sock.Writes + 1)) // + close
+		Expect(app[hw.CostRingOp]).To(BeNumerically(">=", 2*50))
+		Expect(app[hw.CostSyscall]).To(BeEquivalentTo(sock.Sleeps))
+		Expect(app[hw.CostSyscallFutex]).To(BeEquivalentTo(sock.Sleeps))
+		Expect(app[hw.CostKernelCopyByte]).To(BeZero())
+		// The stack thread wakes the sleeping thread: a futex wake each.
+		stack := tb.stack.Stats().Ops
+		Expect(tb.bridge.Stats().Wakeups).To(BeNumerically(">=", 50))
+		Expect(stack[hw.CostWakeup]).To(BeEquivalentTo(tb.bridge.Stats().Wakeups))
+		Expect(stack[hw.CostSyscallFutex]).To(BeEquivalentTo(tb.bridge.Stats().Wakeups))
+	})
+
+	It("makes a kernel thread's socket calls system calls with copies to and from the kernel", func() {
+		tb := newThreadBed(lstack.ModeKernel, 20*time.Microsecond, 50)
+		app := tb.app.Stats().Ops
+		sock := tb.thread.sock.Stats()
+		Expect(app[hw.CostSyscall]).To(BeEquivalentTo(sock.Reads + sock.Writes + 1 + sock.Sleeps))
+		Expect(app[hw.CostRingOp] + app[hw.CostStackSocketCall] + app[hw.CostSyscallFutex]).To(BeZero())
+		Expect(app[hw.CostKernelCopyByte]).To(BeEquivalentTo(2 * 200 * 50))
+		stack := tb.stack.Stats().Ops
+		Expect(stack[hw.CostWakeup]).To(BeEquivalentTo(tb.bridge.Stats().Wakeups))
+		Expect(stack[hw.CostSyscallFutex]).To(BeZero())
+	})
+
+	It("never sends a reply before the thread wrote it, in the thread's time", func() {
+		const work = 300 * time.Microsecond
+		tb := newThreadBed(lstack.ModeLstack, work, 10)
+		Expect(tb.ping.gotAt).To(HaveLen(10))
+		for i := range tb.ping.gotAt {
+			// 10 us of link each way, plus the thread's work.
+			Expect(tb.ping.gotAt[i] - tb.ping.sentAt[i]).To(BeNumerically(">", work+20*time.Microsecond))
+			Expect(tb.ping.gotAt[i]).To(BeNumerically(">", tb.thread.wrote[i]+10*time.Microsecond))
+		}
+	})
+
+	It("refuses a write when the send ring is full", func() {
+		eng := sim.NewEngine(1)
+		sin, score, sport := modeNode(eng, 0, "server", "10.0.0.1/24", lstack.ModeLstack)
+		cin, ccore, cport := modeNode(eng, 1, "client", "10.0.0.2/24", lstack.ModeLstack)
+		_, err := nic.NewLink(eng, "wire", sport, cport, nic.LinkConfig{Latency: 10 * time.Microsecond})
+		Expect(err).NotTo(HaveOccurred())
+		var sock *lstack.Socket
+		b, err := lstack.NewBridge(sin, lstack.NewRouter(3), func(time.Duration) {})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(b.Listen(3306, 4, func(_ int, s *lstack.Socket) { sock = s })).To(Succeed())
+		score.Attach(b)
+		ccore.Attach(&pinger{in: cin, msg: []byte("x"), left: 1})
+		eng.RunUntil(5 * time.Millisecond)
+		Expect(sock).NotTo(BeNil())
+		// The doorbell above rings nothing: the stack thread never
+		// drains, so the ring fills.
+		m := &hw.CountingMeter{Clock: eng.Now()}
+		var full error
+		for i := 0; i < 1000 && full == nil; i++ {
+			_, full = sock.Write(m, []byte("y"))
+		}
+		Expect(errors.Is(full, lstack.ErrRingFull)).To(BeTrue())
+		Expect(sock.Stats().SendRingFull).To(BeEquivalentTo(1))
+	})
+
+	It("refuses a bridge without its parts", func() {
+		_, err := lstack.NewBridge(nil, lstack.NewRouter(3), func(time.Duration) {})
+		Expect(err).To(HaveOccurred())
+	})
+})
