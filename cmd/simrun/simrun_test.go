@@ -152,11 +152,13 @@ var _ = Describe("simrun run", func() {
 })
 
 var _ = Describe("the bundled scenarios", func() {
-	It("each run with every expectation holding", func() {
+	It("each run with every expectation holding, and give the same report.json twice", func() {
 		for _, name := range scenarios.Names() {
-			code, out, errOut := simrun("run", name)
+			code, out, errOut := simrun("run", name, "--format", "json")
 			Expect(errOut).To(BeEmpty(), name)
 			Expect(code).To(Equal(0), "%s:\n%s", name, out)
+			_, again, _ := simrun("run", name, "--format", "json")
+			Expect(again).To(Equal(out), "%s: a second run with the same seed differs", name)
 		}
 	})
 })
