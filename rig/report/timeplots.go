@@ -196,6 +196,7 @@ func panelsPlot(g *seriesGroup) (string, error) {
 		if i%cols != 0 {
 			p.Y.Label.Text = ""
 		}
+		p.X.Label.Text = "simulated s"
 		if i/cols != rows-1 {
 			p.X.Label.Text = ""
 		}
