@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,6 +15,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/internal/livetest"
 )
 
 // The live spec of docs/live.md run again on DPDK: redis-benchmark from
@@ -61,13 +61,7 @@ var _ = Describe("simrun serve --backend dpdk on net_tap", Label("dpdk", "live",
 		out, err = l.exec(5*time.Minute, "redis-benchmark", "-h", stackIP, "-p", "6379",
 			"-t", "ping,set,get", "-n", "100000", "-c", "50", "-q")
 		Expect(err).NotTo(HaveOccurred(), out)
-		// -q prints progress with carriage returns; each test that
-		// completes prints "NAME: N requests per second, p50=...".
-		re := regexp.MustCompile(`([A-Z_]+): ([0-9.]+) requests per second`)
-		found := map[string]string{}
-		for _, m := range re.FindAllStringSubmatch(out, -1) {
-			found[m[1]] = m[2]
-		}
+		found := livetest.RedisBenchmarkRates(out)
 		for _, t := range []string{"PING_INLINE", "PING_MBULK", "SET", "GET"} {
 			Expect(found).To(HaveKey(t), "redis-benchmark did not finish %s:\n%s", t, out)
 			AddReportEntry(fmt.Sprintf("redis-benchmark %s over net_tap (%d lcores)", t, cores), found[t]+" requests per second")
@@ -94,32 +88,16 @@ var _ = Describe("simrun serve --backend dpdk on net_tap", Label("dpdk", "live",
 var (
 	dpdkSimrunOnce sync.Once
 	dpdkSimrunBin  string
-	dpdkSimrunErr  error
+	// dpdkSimrunCleanup removes the binary built for the suite.
+	dpdkSimrunCleanup func()
+	dpdkSimrunErr     error
 )
 
 // dpdkSimrun builds cmd/simrun with -tags dpdk once (or takes
 // $SAVANNA_SIMRUN_DPDK).
 func dpdkSimrun() string {
-	if p := os.Getenv("SAVANNA_SIMRUN_DPDK"); p != "" {
-		return p
-	}
 	dpdkSimrunOnce.Do(func() {
-		gomod, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil {
-			dpdkSimrunErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "savanna-dpdk-live-")
-		if err != nil {
-			dpdkSimrunErr = err
-			return
-		}
-		dpdkSimrunBin = filepath.Join(dir, "simrun")
-		cmd := exec.Command("go", "build", "-tags", "dpdk", "-o", dpdkSimrunBin, "./cmd/simrun")
-		cmd.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			dpdkSimrunErr = fmt.Errorf("go build -tags dpdk ./cmd/simrun: %v\n%s", err, out)
-		}
+		dpdkSimrunBin, dpdkSimrunCleanup, dpdkSimrunErr = livetest.BuildSimrun("SAVANNA_SIMRUN_DPDK", "dpdk")
 	})
 	Expect(dpdkSimrunErr).NotTo(HaveOccurred())
 	return dpdkSimrunBin
@@ -127,8 +105,8 @@ func dpdkSimrun() string {
 
 // The simrun binary built for the live spec goes with the suite.
 var _ = AfterSuite(func() {
-	if dpdkSimrunBin != "" {
-		_ = os.RemoveAll(filepath.Dir(dpdkSimrunBin))
+	if dpdkSimrunCleanup != nil {
+		dpdkSimrunCleanup()
 	}
 })
 
@@ -219,14 +197,7 @@ func (l *dpdkLive) exec(timeout time.Duration, name string, args ...string) (str
 
 // statValue finds "key=N" on the serve output line starting with prefix.
 func (l *dpdkLive) statValue(prefix, key string) int64 {
-	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(prefix) + `:.*\b` + regexp.QuoteMeta(key) + `=(\d+)`)
-	m := re.FindStringSubmatch(l.output())
-	if m == nil {
-		return 0
-	}
-	var n int64
-	fmt.Sscan(m[1], &n)
-	return n
+	return livetest.ServeStat(l.output(), prefix, key)
 }
 
 // runCmd runs a command with a timeout and returns its combined output.

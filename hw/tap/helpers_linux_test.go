@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,6 +17,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/internal/livetest"
 	"golang.org/x/sys/unix"
 )
 
@@ -84,30 +85,13 @@ var (
 	buildErr  error
 )
 
-// simrun returns a simrun binary: $SAVANNA_SIMRUN, or one built with go
-// build into a temporary directory.
+// simrun returns a simrun binary: $SAVANNA_SIMRUN, or one built once for
+// the suite.
 func simrun() string {
-	if p := os.Getenv("SAVANNA_SIMRUN"); p != "" {
-		return p
-	}
 	buildOnce.Do(func() {
-		gomod, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil {
-			buildErr = err
-			return
-		}
-		root := filepath.Dir(strings.TrimSpace(string(gomod)))
-		dir, err := os.MkdirTemp("", "savanna-live-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		simrunBin = filepath.Join(dir, "simrun")
-		cmd := exec.Command("go", "build", "-o", simrunBin, "./cmd/simrun")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/simrun: %v\n%s", err, out)
-		}
+		// The binary stays in its temporary folder for the process's
+		// life: serve runs from it until the last spec.
+		simrunBin, _, buildErr = livetest.BuildSimrun("SAVANNA_SIMRUN")
 	})
 	Expect(buildErr).NotTo(HaveOccurred())
 	return simrunBin
@@ -223,12 +207,5 @@ func (l *live) inNetns(fn func()) {
 
 // statValue finds "key=N" on the serve output line starting with prefix.
 func (l *live) statValue(prefix, key string) int64 {
-	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(prefix) + `:.*\b` + regexp.QuoteMeta(key) + `=(\d+)`)
-	m := re.FindStringSubmatch(l.out.String())
-	if m == nil {
-		return 0
-	}
-	var n int64
-	fmt.Sscan(m[1], &n)
-	return n
+	return livetest.ServeStat(l.out.String(), prefix, key)
 }

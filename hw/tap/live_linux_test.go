@@ -8,13 +8,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/internal/livetest"
 )
 
 var _ = Describe("live interop with the Linux kernel over a TAP", Label("live", "slow"), func() {
@@ -35,13 +36,7 @@ var _ = Describe("live interop with the Linux kernel over a TAP", Label("live", 
 		out, err = l.exec(10*time.Minute, "redis-benchmark", "-h", stackIP, "-p", "6379",
 			"-t", "ping,set,get", "-n", "100000", "-c", "50", "-q")
 		Expect(err).NotTo(HaveOccurred(), out)
-		// -q prints progress with carriage returns; the summary lines
-		// are "NAME: N requests per second, p50=...".
-		re := regexp.MustCompile(`([A-Z_]+): ([0-9.]+) requests per second`)
-		found := map[string]string{}
-		for _, m := range re.FindAllStringSubmatch(out, -1) {
-			found[m[1]] = m[2]
-		}
+		found := livetest.RedisBenchmarkRates(out)
 		for _, t := range []string{"PING_INLINE", "PING_MBULK", "SET", "GET"} {
 			Expect(found).To(HaveKey(t), "redis-benchmark did not finish %s:\n%s", t, out)
 			AddReportEntry(fmt.Sprintf("redis-benchmark %s (%d lcores)", t, cores), found[t]+" requests per second")
