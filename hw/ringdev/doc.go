@@ -12,7 +12,8 @@
 // specification; DPDK rte_eth_dev_rss_reta_update). A full rx ring drops the
 // frame and counts it in the receiver's imissed, as a NIC does.
 //
-// NewMempool gives a thread-safe, allocation-free hw.Mempool (a bounded
-// multi-producer multi-consumer queue of mbufs, the shape of DPDK's default
-// "ring_mp_mc" mempool handler) for the real-time driver and live mode.
+// NewMempool gives a thread-safe, allocation-free hw.Mempool (a lock-free
+// last-in first-out stack of mbufs, so that the mbuf freed last, still in
+// the cache, is reused first, as with DPDK's per-lcore mempool caches) for
+// the real-time driver and live mode.
 package ringdev

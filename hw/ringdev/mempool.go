@@ -2,8 +2,8 @@ package ringdev
 
 import (
 	"fmt"
-	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/savanna-sim/savanna/hw"
 )
@@ -13,22 +13,34 @@ import (
 // rte_mempool's __rte_cache_aligned fields).
 type cacheLinePad [64]byte
 
-// Mempool is a thread-safe hw.Mempool: a bounded multi-producer
-// multi-consumer queue of free mbufs (Dmitry Vyukov's bounded MPMC queue,
-// the algorithm family of DPDK's ring_mp_mc mempool handler). Get and Put
-// take no lock and allocate nothing, so any goroutine may free an mbuf it
-// was handed through a ring, as DPDK lcores do.
+// Mempool is a thread-safe hw.Mempool: a lock-free stack of free mbufs
+// (a Treiber stack over mbuf indexes, its top tagged with a version
+// counter against ABA). Get and Put take no lock and allocate nothing, so
+// any goroutine may free an mbuf it was handed through a ring, as DPDK
+// lcores do.
+//
+// It is last-in first-out on purpose, as DPDK's per-lcore mempool caches
+// are (rte_mempool_cache, "hot" objects): the mbuf freed last is the one
+// handed out next, still in the CPU's cache, and a workload that needs
+// few mbufs at a time touches only those pages of the pool. A first-in
+// first-out queue cycles through every mbuf of the pool, and with
+// thousands of them each Get is a cache miss.
 type Mempool struct {
 	name string
 	room int
 	size int
-	mask uint64
 	_    cacheLinePad
-	enq  atomic.Uint64
-	_    cacheLinePad
-	deq  atomic.Uint64
-	_    cacheLinePad
-	cell []poolCell
+	// top is (version << 32) | (index of the top mbuf + 1); 0 in the
+	// low half means empty.
+	top atomic.Uint64
+	_   cacheLinePad
+	// next[i] is (index of the mbuf below mbuf i) + 1, 0 at the bottom.
+	next []atomic.Uint32
+	// free[i] is 1 while mbuf i is in the pool: a second Put of the
+	// same mbuf (a double free) is refused and counted instead of
+	// corrupting the stack.
+	free []atomic.Uint32
+	bufs []hw.Mbuf
 
 	gets  atomic.Uint64
 	fails atomic.Uint64
@@ -36,14 +48,8 @@ type Mempool struct {
 	lost  atomic.Uint64
 }
 
-type poolCell struct {
-	seq atomic.Uint64
-	m   *hw.Mbuf
-}
-
 // NewMempool makes a pool of n mbufs with room bytes of data room each
-// (headroom included), like rte_pktmbuf_pool_create. n is rounded up to a
-// power of two for the queue; exactly n mbufs exist.
+// (headroom included), like rte_pktmbuf_pool_create.
 func NewMempool(name string, n, room int) (*Mempool, error) {
 	if n <= 0 || n > 1<<24 {
 		return nil, fmt.Errorf("ringdev mempool %q: %d mbufs is outside 1..%d", name, n, 1<<24)
@@ -51,83 +57,67 @@ func NewMempool(name string, n, room int) (*Mempool, error) {
 	if room <= hw.DefaultHeadroom || room > 1<<20 {
 		return nil, fmt.Errorf("ringdev mempool %q: data room %d is outside %d..%d", name, room, hw.DefaultHeadroom+1, 1<<20)
 	}
-	size := 1
-	for size < n {
-		size <<= 1
-	}
-	p := &Mempool{name: name, room: room, size: n, mask: uint64(size - 1), cell: make([]poolCell, size)}
-	for i := range p.cell {
-		p.cell[i].seq.Store(uint64(i))
-	}
+	p := &Mempool{name: name, room: room, size: n, next: make([]atomic.Uint32, n),
+		free: make([]atomic.Uint32, n), bufs: make([]hw.Mbuf, n)}
 	// One backing array for all data rooms, as a mempool is one memzone.
-	mem := make([]byte, n*room)
-	bufs := make([]hw.Mbuf, n)
-	for i := range bufs {
-		m := &bufs[i]
+	mem, release := dataRooms(n * room)
+	unmapWhenUnreachable(p, release)
+	// Push in reverse so that the first Gets return the lowest mbufs.
+	for i := n - 1; i >= 0; i-- {
+		m := &p.bufs[i]
 		m.Buf = mem[i*room : (i+1)*room : (i+1)*room]
 		m.Pool = p
-		p.push(m)
+		p.push(i)
 	}
 	p.avail.Store(int64(n))
 	return p, nil
 }
 
-func (p *Mempool) push(m *hw.Mbuf) {
-	spins := 0
-	pos := p.enq.Load()
+// index returns m's index in the pool, or -1 when m is not one of its
+// mbufs.
+func (p *Mempool) index(m *hw.Mbuf) int {
+	base := uintptr(unsafe.Pointer(&p.bufs[0]))
+	off := uintptr(unsafe.Pointer(m)) - base
+	sz := unsafe.Sizeof(hw.Mbuf{})
+	if uintptr(unsafe.Pointer(m)) < base || off%sz != 0 || off/sz >= uintptr(len(p.bufs)) {
+		return -1
+	}
+	return int(off / sz)
+}
+
+// push puts mbuf i on the stack; it reports false (and counts it) when i
+// is already there.
+func (p *Mempool) push(i int) bool {
+	if !p.free[i].CompareAndSwap(0, 1) {
+		p.lost.Add(1)
+		return false
+	}
 	for {
-		c := &p.cell[pos&p.mask]
-		seq := c.seq.Load()
-		switch dif := int64(seq) - int64(pos); {
-		case dif == 0:
-			if p.enq.CompareAndSwap(pos, pos+1) {
-				c.m = m
-				c.seq.Store(pos + 1)
-				return
-			}
-			pos = p.enq.Load()
-		case dif < 0:
-			// The cell still holds an mbuf of the previous lap: a
-			// consumer took the position but has not released the cell
-			// yet (the queue can never be truly full, it has room for
-			// every mbuf of the pool). Wait for it; only a double free
-			// could make this last, and that is counted and dropped.
-			spins++
-			if spins > 1<<16 {
-				p.lost.Add(1)
-				return
-			}
-			runtime.Gosched()
-			pos = p.enq.Load()
-		default:
-			pos = p.enq.Load()
+		old := p.top.Load()
+		p.next[i].Store(uint32(old))
+		nw := (old>>32+1)<<32 | uint64(i+1)
+		if p.top.CompareAndSwap(old, nw) {
+			return true
 		}
 	}
 }
 
+// pop takes the top mbuf, or nil when the pool is empty. A stale next
+// read (the top was taken and put back meanwhile) is harmless: the
+// version in top changed, so the compare-and-swap fails and it retries.
 func (p *Mempool) pop() *hw.Mbuf {
-	pos := p.deq.Load()
 	for {
-		c := &p.cell[pos&p.mask]
-		seq := c.seq.Load()
-		switch dif := int64(seq) - int64(pos+1); {
-		case dif == 0:
-			if p.deq.CompareAndSwap(pos, pos+1) {
-				m := c.m
-				c.m = nil
-				c.seq.Store(pos + p.mask + 1)
-				return m
-			}
-			pos = p.deq.Load()
-		case dif < 0:
-			if p.enq.Load() == pos {
-				return nil // empty
-			}
-			// A producer took the position but has not filled the cell.
-			runtime.Gosched()
-			pos = p.deq.Load()
-		default:
-			pos = p.deq.Load()
+		old := p.top.Load()
+		t := uint32(old)
+		if t == 0 {
+			return nil
+		}
+		i := t - 1
+		nx := p.next[i].Load()
+		nw := (old>>32+1)<<32 | uint64(nx)
+		if p.top.CompareAndSwap(old, nw) {
+			p.free[i].Store(0)
+			return &p.bufs[i]
 		}
 	}
 }
@@ -161,7 +151,7 @@ func (p *Mempool) GetBulk(ms []*hw.Mbuf) bool {
 		m := p.pop()
 		if m == nil {
 			for _, back := range ms[:i] {
-				p.push(back)
+				p.push(p.index(back))
 			}
 			clear(ms[:i])
 			p.fails.Add(1)
@@ -176,18 +166,25 @@ func (p *Mempool) GetBulk(ms []*hw.Mbuf) bool {
 	return true
 }
 
-// Put implements hw.Mempool. Mbufs of other pools are ignored.
+// Put implements hw.Mempool. Mbufs of other pools are ignored; an mbuf
+// already in the pool (a double free) is refused and counted in Lost.
 func (p *Mempool) Put(m *hw.Mbuf) {
 	if m == nil || m.Pool != hw.Mempool(p) {
 		return
 	}
+	i := p.index(m)
+	if i < 0 {
+		p.lost.Add(1)
+		return
+	}
 	m.Next = nil
-	p.avail.Add(1)
-	p.push(m)
+	if p.push(i) {
+		p.avail.Add(1)
+	}
 }
 
-// Lost returns how many mbufs were dropped by Put because the queue
-// could not take them (only a double free can cause it).
+// Lost returns how many Puts were refused: an mbuf put back while
+// already in the pool (a double free).
 func (p *Mempool) Lost() uint64 { return p.lost.Load() }
 
 // Stats implements hw.Mempool.

@@ -40,14 +40,18 @@ type rxQueue struct {
 // Port is one end of a ring pair. It implements hw.EthDev; different
 // queues may be used from different goroutines at once.
 type Port struct {
-	cfg   Config
-	id    uint16
-	mac   net.HardwareAddr
-	peer  *Port
-	mu    sync.Mutex // control path only
-	conf  hw.PortConf
-	rx    []*rxQueue
-	ntx   int
+	cfg  Config
+	id   uint16
+	mac  net.HardwareAddr
+	peer *Port
+	mu   sync.Mutex // control path only
+	conf hw.PortConf
+	rx   []*rxQueue
+	ntx  int
+	// txq is ntx for the peer's receive path, which polls only the
+	// rings of the tx queues this port has (an atomic: the peer reads it
+	// from its lcores while this port is configured).
+	txq   atomic.Int32
 	desc  int
 	reta  []uint16
 	key   []byte
@@ -121,6 +125,7 @@ func (p *Port) Configure(conf hw.PortConf) error {
 	p.conf = conf
 	p.rx = make([]*rxQueue, conf.RxQueues)
 	p.ntx = conf.TxQueues
+	p.txq.Store(int32(conf.TxQueues))
 	p.reta = make([]uint16, RETASize)
 	rss.DefaultRETA(p.reta, conf.RxQueues)
 	p.ready.Store(false)
@@ -215,12 +220,19 @@ func (p *Port) RxBurst(q int, pkts []*hw.Mbuf) int {
 	}
 	rq := p.rx[q]
 	n := 0
-	nr := len(rq.rings)
-	for i := 0; i < nr && n < len(pkts); i++ {
-		r := rq.rings[(rq.next+i)%nr]
-		n += r.DequeueBurst(pkts[n:])
+	// Only the rings of the peer's configured tx queues can hold frames
+	// (TxBurst refuses other queues): polling all MaxQueues would cost
+	// sixteen ring reads per burst on the idle path.
+	nr := max(1, min(int(p.peer.txq.Load()), len(rq.rings)))
+	if nr == 1 {
+		n = rq.rings[0].DequeueBurst(pkts)
+	} else {
+		for i := 0; i < nr && n < len(pkts); i++ {
+			r := rq.rings[(rq.next+i)%nr]
+			n += r.DequeueBurst(pkts[n:])
+		}
+		rq.next = (rq.next + 1) % nr
 	}
-	rq.next = (rq.next + 1) % nr
 	if n == 0 {
 		return 0
 	}
@@ -239,7 +251,7 @@ func (p *Port) RxBurst(q int, pkts []*hw.Mbuf) int {
 // the peer's rx ring chosen by RSS, or dropped and counted (oerrors when
 // too long or the link is down, the peer's imissed when its ring is full).
 func (p *Port) TxBurst(q int, pkts []*hw.Mbuf) int {
-	if q < 0 || q >= MaxQueues {
+	if q < 0 || q >= int(p.txq.Load()) {
 		return 0
 	}
 	peer := p.peer
@@ -255,6 +267,10 @@ func (p *Port) TxBurst(q int, pkts []*hw.Mbuf) int {
 			continue
 		}
 		rq := peer.pickQueue(m)
+		// Read the length before the hand-off: once enqueued, the mbuf
+		// belongs to the peer's lcore, which may free it and see it
+		// reused at once (the pool is last-in first-out).
+		n := uint64(m.PktLen)
 		if !peer.rx[rq].rings[q].Enqueue(m) {
 			peer.rxs[rq].errors.Add(1)
 			m.Free()
@@ -262,7 +278,7 @@ func (p *Port) TxBurst(q int, pkts []*hw.Mbuf) int {
 		}
 		touched |= 1 << rq
 		sent++
-		bytes += uint64(m.PktLen)
+		bytes += n
 	}
 	st.packets.Add(sent)
 	st.bytes.Add(bytes)

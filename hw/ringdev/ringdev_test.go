@@ -179,6 +179,35 @@ var _ = Describe("thread-safe mempool", func() {
 		Expect(pool.Stats().FailedGets).To(BeNumerically(">=", 1))
 	})
 
+	It("hands out the mbuf freed last first, so that hot mbufs are reused", func() {
+		pool, err := ringdev.NewMempool("lifo", 64, 256)
+		Expect(err).NotTo(HaveOccurred())
+		a, b := pool.Get(), pool.Get()
+		Expect(a).NotTo(BeIdenticalTo(b))
+		a.Free()
+		b.Free()
+		Expect(pool.Get()).To(BeIdenticalTo(b))
+		Expect(pool.Get()).To(BeIdenticalTo(a))
+	})
+
+	It("refuses and counts a double free instead of handing one mbuf out twice", func() {
+		pool, err := ringdev.NewMempool("double", 4, 256)
+		Expect(err).NotTo(HaveOccurred())
+		m := pool.Get()
+		m.Free()
+		pool.Put(m)
+		Expect(pool.Lost()).To(Equal(uint64(1)))
+		Expect(pool.Stats().Available).To(Equal(4))
+		got := map[*hw.Mbuf]bool{}
+		for i := 0; i < 4; i++ {
+			x := pool.Get()
+			Expect(x).NotTo(BeNil())
+			Expect(got[x]).To(BeFalse(), "mbuf handed out twice")
+			got[x] = true
+		}
+		Expect(pool.Get()).To(BeNil())
+	})
+
 	DescribeTable("rejects bad sizes", func(n, room int, msg string) {
 		_, err := ringdev.NewMempool("bad", n, room)
 		Expect(err).To(MatchError(ContainSubstring(msg)))

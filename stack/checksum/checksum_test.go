@@ -46,3 +46,38 @@ var _ = Describe("the Internet checksum", func() {
 		Expect(checksum.Fold(got)).To(Equal(uint16(0x0a00 + 0x0001 + 0x0a00 + 0x0002 + 6 + 20)))
 	})
 })
+
+// reference is RFC 1071's sum, 16 bits at a time, as the package computed
+// it before the wide loop.
+func reference(sum uint64, b []byte) uint64 {
+	for len(b) >= 2 {
+		sum += uint64(binary.BigEndian.Uint16(b))
+		b = b[2:]
+	}
+	if len(b) == 1 {
+		sum += uint64(b[0]) << 8
+	}
+	return sum
+}
+
+var _ = Describe("the wide summing loop", func() {
+	DescribeTable("folds to what 16-bit words sum to",
+		func(fill func(i int, rng *rand.Rand) byte) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			for n := 0; n < 600; n++ {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = fill(i, rng)
+				}
+				for _, start := range []uint64{0, 1, 0xffff, 0x1fffe, 0x3c8a5} {
+					Expect(checksum.Fold(checksum.Add(start, b))).To(Equal(checksum.Fold(reference(start, b))),
+						"length %d start %#x", n, start)
+				}
+			}
+		},
+		Entry("random bytes", func(_ int, rng *rand.Rand) byte { return byte(rng.IntN(256)) }),
+		Entry("all zero", func(int, *rand.Rand) byte { return 0 }),
+		Entry("all ones (carries everywhere)", func(int, *rand.Rand) byte { return 0xff }),
+		Entry("alternating", func(i int, _ *rand.Rand) byte { return byte(0xff * (i & 1)) }),
+	)
+})

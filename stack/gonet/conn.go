@@ -212,6 +212,8 @@ func (c *Conn) pullRx() {
 		return
 	}
 	got := false
+	// Size the ring for what TCP holds (it grows only while empty).
+	c.rx.reserve(c.tc.RecvBuffered())
 	for {
 		w := c.rx.writable()
 		if len(w) == 0 {

@@ -92,6 +92,33 @@ var _ = Describe("gonet over ring ports in real time", func() {
 		Expect(sha256.Sum256(b)).To(Equal(sha256.Sum256(up)))
 	})
 
+	It("carries small messages, then large writes, then small ones again, intact (rings grow on demand)", func() {
+		c, s, ln := pipe(w, 9301)
+		defer ln.Close()
+		defer c.Close()
+		defer s.Close()
+		rng := rand.New(rand.NewPCG(7, 8))
+		sizes := []int{1, 64, 100, 3000, 70_000, 1 << 20, 64, 1, 200_000, 5}
+		var sent bytes.Buffer
+		go func() {
+			defer GinkgoRecover()
+			for _, n := range sizes {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = byte(rng.IntN(256))
+				}
+				sent.Write(b)
+				_, err := c.Write(b)
+				Expect(err).NotTo(HaveOccurred())
+			}
+			Expect(c.CloseWrite()).To(Succeed())
+		}()
+		got, err := io.ReadAll(s)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(HaveLen(sent.Len()))
+		Expect(sha256.Sum256(got)).To(Equal(sha256.Sum256(sent.Bytes())))
+	})
+
 	It("half-closes with CloseWrite: the peer reads io.EOF and can still answer", func() {
 		c, s, ln := pipe(w, 7001)
 		defer ln.Close()

@@ -16,7 +16,9 @@ type Config struct {
 	TxRing int `yaml:"tx_ring"`
 	// Spin is how long an idle lcore keeps polling before it parks
 	// (default 50µs). Zero parks at once when idle is not wanted: use
-	// NoSpin.
+	// NoSpin. A spinning lcore yields the CPU to other goroutines
+	// between polls (runtime.Gosched), so that application goroutines
+	// sharing its P are not held up by the spin.
 	Spin time.Duration `yaml:"spin"`
 	// NoSpin parks an idle lcore at once.
 	NoSpin bool `yaml:"no_spin"`

@@ -192,12 +192,18 @@ func (lc *Lcore) loop(started chan<- error) {
 		worked := lc.runTasks()
 		w, next := lc.inst.Poll(lc.meter)
 		worked = lc.drainEvents() || w || worked
+		lc.meter.Publish()
 		now := lc.meter.Now()
 		if worked {
 			idleSince = now
 			continue
 		}
 		if lc.cfg.Busy || now-idleSince < lc.cfg.Spin {
+			// Spin cooperatively: with no spare CPU the application
+			// goroutines that would hand the lcore work run on the same
+			// Ps, and a spinning lcore that never yields would make
+			// them wait for the scheduler's 10 ms preemption.
+			runtime.Gosched()
 			continue
 		}
 		d := min(next-now, lc.cfg.MaxPark)
@@ -226,6 +232,7 @@ func (lc *Lcore) loop(started chan<- error) {
 	// Run what is queued so that waiters get answers, then fail the
 	// sockets still open.
 	lc.runTasks()
+	lc.meter.Publish()
 	for _, h := range lc.conns {
 		h.LcoreStopped()
 	}

@@ -156,6 +156,9 @@ func (s *Stack) removeConn(c *Conn) {
 	}
 	c.setState(StateClosed)
 	c.sndBuf.release()
+	if c.rcvBuf.length() == 0 {
+		c.rcvBuf.release()
+	}
 	c.ooo.reset()
 	c.sb.reset()
 	if c.heapIdx >= 0 {
@@ -255,6 +258,9 @@ func (c *Conn) Read(p []byte) (int, error) {
 	}
 	before := c.rcvBuf.free()
 	n := c.rcvBuf.read(p)
+	if c.rcvBuf.length() == 0 && c.ooo.empty() {
+		c.rcvBuf.rewind()
+	}
 	c.s.charge(hw.CostCopyByte, n)
 	// Window update (RFC 9293 section 3.8.6.2.2 / RFC 1122 4.2.3.3):
 	// announce the freed space once it is worth a segment, without

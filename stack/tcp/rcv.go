@@ -298,6 +298,7 @@ func (c *Conn) newAck(now time.Duration, ack Seq) {
 	}
 	if dataAcked > 0 {
 		c.sndBuf.discard(dataAcked)
+		c.sndBuf.rewind()
 		c.sndBufSeq = c.sndBufSeq.Add(dataAcked)
 		c.notify(EventWritable)
 	}
@@ -534,6 +535,12 @@ func (c *Conn) enterTimeWait(now time.Duration) {
 	c.closeAt = now + 2*c.s.cfg.MSL
 	c.rtoAt, c.persistAt, c.keepAt = 0, 0, 0
 	c.sndBuf.release()
+	// No data is accepted in TIME-WAIT: an emptied receive buffer is
+	// freed too, so that thousands of TIME-WAIT connections hold no
+	// buffers (unread bytes stay for the application).
+	if c.rcvBuf.length() == 0 {
+		c.rcvBuf.release()
+	}
 	c.sb.reset()
 	c.inRecovery = false
 }
