@@ -21,8 +21,11 @@ func simrun(args ...string) (int, string, string) {
 }
 
 // scenarioWith writes the quickstart with one edit into a temp file.
-func scenarioWith(old, new string) string {
-	data, err := os.ReadFile("../../scenarios/quickstart.yaml")
+func scenarioWith(old, new string) string { return scenarioFrom("quickstart", old, new) }
+
+// scenarioFrom writes a bundled scenario with one edit into a temp file.
+func scenarioFrom(name, old, new string) string {
+	data, err := os.ReadFile("../../scenarios/" + name + ".yaml")
 	Expect(err).NotTo(HaveOccurred())
 	text := string(data)
 	if old != "" {
@@ -58,6 +61,18 @@ var _ = Describe("simrun run", func() {
 		Expect(code).To(Equal(2))
 		Expect(errOut).To(MatchRegexp(`edited\.yaml:\d+:5: key "links\[0\]\.latncy": unknown key; expected one of: .*latency`))
 	})
+
+	DescribeTable("names the stack key of a bad placement or neighbour setting, and exits 2",
+		func(old, new, want string) {
+			code, _, errOut := simrun("run", scenarioFrom("numa-placement", old, new))
+			Expect(code).To(Equal(2))
+			Expect(errOut).To(ContainSubstring(want))
+		},
+		Entry("mbuf_node", "stack: {kind: lstack, cores: [8, 9, 10, 11]}", "stack: {kind: lstack, cores: [8, 9, 10, 11], mbuf_node: far}",
+			`key "hosts.server.stack.mbuf_node": mbuf_node "far"; expected core`),
+		Entry("neighbors", "stack: {kind: lstack, cores: [8, 9, 10, 11]}", "stack: {kind: lstack, cores: [8, 9, 10, 11], neighbors: lukewarm}",
+			`key "hosts.server.stack.neighbors": neighbors "lukewarm"; expected cold`),
+	)
 
 	It("exits 2 when an expectation names a figure that does not exist", func() {
 		path := scenarioWith("default.pktgen.lost < 40", "default.pktgen.lostt < 40")
