@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/savanna-sim/savanna/bench/netw"
 )
 
 // titles describe each workload in the report.
@@ -100,10 +102,11 @@ func (r *Report) Markdown(w io.Writer) error {
 	sort.Ints(mtus)
 	for _, m := range mtus {
 		s := e.Savanna[m]
-		fmt.Fprintf(&b, "- savanna at MTU %d: one lcore per stack (spinning %v when idle, then parking), TCP buffers of %d KiB each way (gVisor's default), rings of %d descriptors, %d mbufs of %d bytes per stack\n", m, s.Spin, s.SendBuffer>>10, s.Ring, s.PoolSize, s.DataRoom)
+		fmt.Fprintf(&b, "- savanna at MTU %d: one lcore per stack (spinning %v when idle, then parking), TCP buffers of %d KiB each way (gVisor's default), rings of %d descriptors, %d mbufs of %d bytes per stack, %s\n", m, s.Spin, s.SendBuffer>>10, s.Ring, s.PoolSize, s.DataRoom, offloadNote(s.ChecksumOffload))
 	}
-	fmt.Fprintf(&b, "- gvisor: channel endpoints of %d packets, one pump goroutine per direction, SACK on, other options default\n", 4096)
+	fmt.Fprintf(&b, "- gvisor: channel endpoints of %d packets, one pump goroutine per direction, SACK on, %s, other options default\n", netw.GVisorQueue, offloadNote(netw.LinkChecksumOffload))
 	fmt.Fprintf(&b, "- kernel: Go's net over 127.0.0.1; its drop counters are host-wide (an upper bound while other programs run); in (D) the echo server is a second process (this container allows 20,000 descriptors per process) and its peak RSS is added\n")
+	fmt.Fprintf(&b, "- (D) peak RSS is the child process's VmHWM (reset through /proc/self/clear_refs just before the first dial), so it counts everything resident in the process: the binary, the Go heap, every goroutine stack (the workload's own 20,000 included: one client goroutine per connection, with small frames of its own, and one server goroutine per connection on savanna and gvisor) and the touched pages of savanna's mbuf pools; for kernel, the VmHWM of the echo-server process is added, and the kernel's socket buffers are not counted. Memory per connection is (peak RSS − RSS before the first dial) / connections\n")
 	for _, n := range e.Notes {
 		fmt.Fprintf(&b, "- note: %s\n", n)
 	}
@@ -204,4 +207,12 @@ func (r *Report) Markdown(w io.Writer) error {
 	b.WriteString("\nRatios are savanna's median over the peer's: above 1 is better for rates and MB per CPU-second, below 1 for CPU, latency, time and memory.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// offloadNote says how a user-space network's link treats checksums.
+func offloadNote(on bool) string {
+	if on {
+		return "link checksum offload on (IPv4 and TCP checksums neither computed nor verified, as on the kernel's loopback; the same for savanna and gvisor)"
+	}
+	return "checksums computed and verified in software"
 }

@@ -36,6 +36,10 @@ type Params struct {
 	// DialParallel bounds the dials in flight while the many workload
 	// opens its connections (a listen backlog is not a load test).
 	DialParallel int `json:"dial_parallel"`
+	// AtPeak, when set, is called by the many workload at the moment
+	// every connection is open and has done its round trips (the peak),
+	// before any closes: the child writes its heap profile there.
+	AtPeak func() `json:"-"`
 }
 
 // Full returns the issue's sizes.
@@ -218,16 +222,30 @@ func roundTrip(c net.Conn, buf []byte, i uint64) error {
 	binary.LittleEndian.PutUint64(buf, i)
 	buf[len(buf)-1] = byte(i)
 	if _, err := c.Write(buf); err != nil {
-		return fmt.Errorf("write request %d: %w", i, err)
+		return numberedErr("write request", i, err)
 	}
 	if _, err := io.ReadFull(c, buf); err != nil {
-		return fmt.Errorf("read reply %d: %w", i, err)
+		return numberedErr("read reply", i, err)
 	}
-	if binary.LittleEndian.Uint64(buf) != i || buf[len(buf)-1] != byte(i) {
-		return fmt.Errorf("reply %d carries %d", i, binary.LittleEndian.Uint64(buf))
+	if got := binary.LittleEndian.Uint64(buf); got != i || buf[len(buf)-1] != byte(i) {
+		return mismatchErr(i, got)
 	}
 	return nil
 }
+
+// numberedErr and mismatchErr format errors out of line: a fmt.Errorf
+// call lays its variadic arguments out in the frame of the function that
+// makes it, even when it never runs, and the functions that run on the
+// many workload's 20,000 goroutines keep their frames small (see
+// manyClients).
+//
+//go:noinline
+func numberedErr(what string, i uint64, err error) error {
+	return fmt.Errorf("%s %d: %w", what, i, err)
+}
+
+//go:noinline
+func mismatchErr(i, got uint64) error { return fmt.Errorf("reply %d carries %d", i, got) }
 
 // PingPong does p.PingPongs round trips of p.MsgSize bytes each way on
 // one connection: round trips/s, p50 and p99 latency, CPU per 100k.
@@ -377,6 +395,78 @@ func Setup(ctx context.Context, n netw.Network, p Params, port uint16) (Result, 
 	return res, nil
 }
 
+// manyClients is the client side of the many workload: one goroutine per
+// connection (run), the same code on every network.
+//
+// Its functions keep their frames small (dialling, the round trips and
+// error formatting each in a function of its own, returned from before
+// the goroutine parks for long): a goroutine starts with a 2 KiB stack
+// and doubles it when a call chain outgrows it, and a fat frame at the
+// bottom of ten thousand goroutines made each of them 4 KiB on every
+// network. What is left on top of these frames is the network's own
+// blocking calls (its dial and read paths), which is what the workload
+// should measure.
+type manyClients struct {
+	ctx                    context.Context
+	n                      netw.Network
+	p                      Params
+	port                   uint16
+	sem                    chan struct{}
+	start, closeNow        chan struct{}
+	opened, finished, done sync.WaitGroup
+	errs                   chan error
+}
+
+// run is connection i's goroutine: dial, wait for the start, do the
+// round trips, hold the connection open until every one is done.
+func (m *manyClients) run(i int) {
+	defer m.done.Done()
+	c := m.dial(i)
+	if c == nil {
+		return
+	}
+	<-m.start
+	ok := m.rounds(c, i)
+	// Every connection stays open until all have done their round trips,
+	// so that all of them are open at once.
+	m.finished.Done()
+	if ok {
+		<-m.closeNow
+	}
+	c.Close()
+}
+
+// dial opens connection i with at most DialParallel dials in flight; nil
+// when it failed (recorded, and counted as finished).
+//
+//go:noinline
+func (m *manyClients) dial(i int) net.Conn {
+	m.sem <- struct{}{}
+	c, err := m.n.Dial(m.ctx, m.port)
+	<-m.sem
+	m.opened.Done()
+	if err != nil {
+		m.finished.Done()
+		m.errs <- numberedErr("dial", uint64(i), err)
+		return nil
+	}
+	return c
+}
+
+// rounds does connection i's ping-pongs; false (recorded) on an error.
+//
+//go:noinline
+func (m *manyClients) rounds(c net.Conn, i int) bool {
+	buf := make([]byte, m.p.MsgSize)
+	for r := 0; r < m.p.ManyRounds; r++ {
+		if err := roundTrip(c, buf, uint64(i)<<8|uint64(r)); err != nil {
+			m.errs <- numberedErr("connection", uint64(i), err)
+			return false
+		}
+	}
+	return true
+}
+
 // RemoteEcho is implemented by networks that serve the many workload's
 // echo side from another process (the kernel's, whose file-descriptor
 // limit does not hold both ends of 10k connections in one process). Its
@@ -439,40 +529,16 @@ func Many(ctx context.Context, n netw.Network, p Params, port uint16) (Result, e
 	rss0, _ := Memory()
 	d0 := n.Drops()
 	u := ReadUsage()
-	sem := make(chan struct{}, p.DialParallel)
-	start, closeNow := make(chan struct{}), make(chan struct{})
-	var opened, finished, done sync.WaitGroup
-	errs := make(chan error, p.ManyConns)
+	cl := &manyClients{ctx: ctx, n: n, p: p, port: port,
+		sem: make(chan struct{}, p.DialParallel), start: make(chan struct{}), closeNow: make(chan struct{}),
+		errs: make(chan error, p.ManyConns)}
+	start, closeNow, errs := cl.start, cl.closeNow, cl.errs
+	opened, finished, done := &cl.opened, &cl.finished, &cl.done
 	opened.Add(p.ManyConns)
 	finished.Add(p.ManyConns)
 	done.Add(p.ManyConns)
 	for i := 0; i < p.ManyConns; i++ {
-		go func(i int) {
-			defer done.Done()
-			sem <- struct{}{}
-			c, err := n.Dial(ctx, port)
-			<-sem
-			opened.Done()
-			if err != nil {
-				finished.Done()
-				errs <- fmt.Errorf("dial %d: %w", i, err)
-				return
-			}
-			defer c.Close()
-			<-start
-			buf := make([]byte, p.MsgSize)
-			for r := 0; r < p.ManyRounds; r++ {
-				if err := roundTrip(c, buf, uint64(i)<<8|uint64(r)); err != nil {
-					finished.Done()
-					errs <- fmt.Errorf("connection %d: %w", i, err)
-					return
-				}
-			}
-			// Every connection stays open until all have done their
-			// round trips, so that all of them are open at once.
-			finished.Done()
-			<-closeNow
-		}(i)
+		go cl.run(i)
 	}
 	opened.Wait()
 	rssOpen, _ := Memory()
@@ -481,6 +547,9 @@ func Many(ctx context.Context, n netw.Network, p Params, port uint16) (Result, e
 	rssUsed, _ := Memory()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+	if p.AtPeak != nil {
+		p.AtPeak()
+	}
 	close(closeNow)
 	done.Wait()
 	res.Timed = u.Since()

@@ -31,6 +31,15 @@ type Config struct {
 	// SpeedMbps is the nominal link speed reported (default 10000); the
 	// rings do not pace.
 	SpeedMbps int `yaml:"speed_mbps"`
+	// ChecksumOffload makes the port offer IPv4, TCP and UDP checksum
+	// offload, as Linux's loopback does (an in-memory link cannot corrupt
+	// a frame): a checksum the sender leaves to the "NIC"
+	// (RTE_MBUF_F_TX_*_CKSUM) is never computed, and the frame arrives at
+	// the peer marked good (RTE_MBUF_F_RX_*_CKSUM_GOOD), its checksum
+	// field holding only the pseudo-header sum. Frames checksummed in
+	// software arrive unmarked and are verified by the receiver. Off by
+	// default: net_ring offers no offloads.
+	ChecksumOffload bool `yaml:"checksum_offload"`
 }
 
 // Validate names the first bad key.

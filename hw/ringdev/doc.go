@@ -12,6 +12,12 @@
 // specification; DPDK rte_eth_dev_rss_reta_update). A full rx ring drops the
 // frame and counts it in the receiver's imissed, as a NIC does.
 //
+// net_ring offers no offloads, and neither does a port by default. With
+// Config.ChecksumOffload a port offers IPv4/TCP/UDP checksum offload the
+// way Linux's loopback does: a checksum the sender leaves to the link is
+// never computed and the frame arrives marked good (an in-memory link
+// cannot corrupt it); frames summed in software arrive unmarked.
+//
 // NewMempool gives a thread-safe, allocation-free hw.Mempool (a lock-free
 // last-in first-out stack of mbufs, so that the mbuf freed last, still in
 // the cache, is reused first, as with DPDK's per-lcore mempool caches) for

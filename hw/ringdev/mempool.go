@@ -41,6 +41,9 @@ type Mempool struct {
 	// corrupting the stack.
 	free []atomic.Uint32
 	bufs []hw.Mbuf
+	// mem holds every data room; an mbuf is bound to its room the first
+	// time it is handed out (prepare), not at creation.
+	mem []byte
 
 	gets  atomic.Uint64
 	fails atomic.Uint64
@@ -61,12 +64,14 @@ func NewMempool(name string, n, room int) (*Mempool, error) {
 		free: make([]atomic.Uint32, n), bufs: make([]hw.Mbuf, n)}
 	// One backing array for all data rooms, as a mempool is one memzone.
 	mem, release := dataRooms(n * room)
+	p.mem = mem
 	unmapWhenUnreachable(p, release)
 	// Push in reverse so that the first Gets return the lowest mbufs.
+	// The mbufs themselves are not touched here: each is prepared when
+	// first handed out, so that, with the last-in first-out order, the
+	// pages of mbuf headers a workload never needs at once are never
+	// written and cost no resident memory (the data rooms likewise).
 	for i := n - 1; i >= 0; i-- {
-		m := &p.bufs[i]
-		m.Buf = mem[i*room : (i+1)*room : (i+1)*room]
-		m.Pool = p
 		p.push(i)
 	}
 	p.avail.Store(int64(n))
@@ -117,9 +122,21 @@ func (p *Mempool) pop() *hw.Mbuf {
 		nw := (old>>32+1)<<32 | uint64(nx)
 		if p.top.CompareAndSwap(old, nw) {
 			p.free[i].Store(0)
-			return &p.bufs[i]
+			m := &p.bufs[i]
+			if m.Buf == nil {
+				// First hand-out; the mbuf is ours alone now.
+				p.prepare(m, int(i))
+			}
+			return m
 		}
 	}
+}
+
+// prepare binds mbuf i to its data room and to the pool.
+func (p *Mempool) prepare(m *hw.Mbuf, i int) {
+	r := p.room
+	m.Buf = p.mem[i*r : (i+1)*r : (i+1)*r]
+	m.Pool = p
 }
 
 // Name implements hw.Mempool.

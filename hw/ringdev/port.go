@@ -95,6 +95,44 @@ func (p *Port) Info() hw.DevInfo {
 		MaxFrameLen: p.cfg.MTU + 14, SpeedMbps: p.cfg.SpeedMbps,
 		RSSHashTypes: hw.RSSIPv4 | hw.RSSIPv4TCP, RETASize: RETASize, HashKeySize: 40,
 		MaxMACAddrs: 1, DefaultRxRing: 1024, DefaultTxRing: 1024,
+		RxOffloadCapa: p.rxCapa(), TxOffloadCapa: p.txCapa(),
+	}
+}
+
+// rxCapa and txCapa are the checksum offloads offered with
+// Config.ChecksumOffload, none without.
+func (p *Port) rxCapa() hw.RxOffloads {
+	if !p.cfg.ChecksumOffload {
+		return 0
+	}
+	return hw.RxOffloadIPv4Checksum | hw.RxOffloadTCPChecksum | hw.RxOffloadUDPChecksum
+}
+
+func (p *Port) txCapa() hw.TxOffloads {
+	if !p.cfg.ChecksumOffload {
+		return 0
+	}
+	return hw.TxOffloadIPv4Checksum | hw.TxOffloadTCPChecksum | hw.TxOffloadUDPChecksum
+}
+
+// txChecksumFlags are the transmit flags that ask for a checksum.
+const txChecksumFlags = hw.TxIPChecksum | hw.TxTCPChecksum | hw.TxUDPChecksum
+
+// markChecksums turns a received frame's transmit checksum requests into
+// receive verdicts (Config.ChecksumOffload): what the sender left to the
+// link is good, as on Linux's loopback (CHECKSUM_PARTIAL arrives as
+// CHECKSUM_UNNECESSARY); nothing else is marked.
+func markChecksums(m *hw.Mbuf) {
+	f := m.Flags
+	if f&txChecksumFlags == 0 {
+		return
+	}
+	m.Flags = f &^ txChecksumFlags
+	if f&hw.TxIPChecksum != 0 {
+		m.Flags |= hw.RxIPChecksumGood
+	}
+	if f&(hw.TxTCPChecksum|hw.TxUDPChecksum) != 0 {
+		m.Flags |= hw.RxL4ChecksumGood
 	}
 }
 
@@ -112,8 +150,12 @@ func (p *Port) Configure(conf hw.PortConf) error {
 	if conf.MTU > p.cfg.MTU {
 		return fmt.Errorf("ringdev %q configure: mtu %d exceeds the port's %d", p.cfg.Name, conf.MTU, p.cfg.MTU)
 	}
-	if conf.RxOffloads != 0 || conf.TxOffloads != 0 {
-		return fmt.Errorf("ringdev %q configure: net_ring offers no checksum offloads", p.cfg.Name)
+	if conf.RxOffloads&^p.rxCapa() != 0 || conf.TxOffloads&^p.txCapa() != 0 {
+		if !p.cfg.ChecksumOffload {
+			return fmt.Errorf("ringdev %q configure: net_ring offers no checksum offloads (config checksum_offload is off)", p.cfg.Name)
+		}
+		return fmt.Errorf("ringdev %q configure: offloads rx %#x tx %#x not offered (rx %#x, tx %#x)", p.cfg.Name,
+			uint64(conf.RxOffloads), uint64(conf.TxOffloads), uint64(p.rxCapa()), uint64(p.txCapa()))
 	}
 	if conf.RSSKey != nil {
 		if len(conf.RSSKey) != 40 {
@@ -237,9 +279,13 @@ func (p *Port) RxBurst(q int, pkts []*hw.Mbuf) int {
 		return 0
 	}
 	var bytes uint64
+	mark := p.cfg.ChecksumOffload
 	for _, m := range pkts[:n] {
 		m.Port, m.Queue = p.id, uint16(q)
 		bytes += uint64(m.PktLen)
+		if mark {
+			markChecksums(m)
+		}
 	}
 	st := &p.rxs[q]
 	st.packets.Add(uint64(n))

@@ -31,8 +31,11 @@ type ringStore struct {
 	b    []byte
 }
 
-// minRing is the first storage a ring gets.
-const minRing = 256
+// minRing is the smallest storage a ring gets: one cache line. The
+// first write sizes the storage to fit it (a power of two), so a
+// connection that only ever carries 64-byte messages holds 64 bytes per
+// direction here, and one that streams grows to max at its first pause.
+const minRing = 64
 
 func newByteRing(max int) *byteRing {
 	return &byteRing{max: max}

@@ -52,15 +52,21 @@ func (o Options) Validate() error {
 // Conn is a TCP connection on Savanna's stack. It implements net.Conn
 // and, like *net.TCPConn, CloseWrite.
 type Conn struct {
-	lc           *rt.Lcore
-	task         *rt.Task
-	laddr, raddr *net.TCPAddr
+	lc   *rt.Lcore
+	task *rt.Task
+	// la and ra are the addresses, kept as values and made into
+	// *net.TCPAddr only when asked for (two allocations less per
+	// connection); a zero port means not known yet.
+	la, ra tcp.Addr
 
-	rx, tx       *byteRing
+	rx, tx *byteRing
+	// rdSig and wrSig wake a blocked Read or Write: readiness, an
+	// expired deadline and Close all signal them (one channel each, so a
+	// blocked call parks on one channel only).
 	rdSig, wrSig chan struct{}
-	closeCh      chan struct{}
-	rdDl, wrDl   *deadline
-	rdMu, wrMu   sync.Mutex
+	// rdDl and wrDl are made when a deadline is first set.
+	rdDl, wrDl atomic.Pointer[deadline]
+	rdMu, wrMu sync.Mutex
 
 	// Set by the lcore, read by the application.
 	eof     atomic.Bool
@@ -76,14 +82,16 @@ type Conn struct {
 	eofSeen  bool
 	shutDone bool
 	gone     bool
-	dialRes  chan error
+	// direct: bytes went straight into rx (receive) since the last
+	// pullRx, which wakes the reader.
+	direct  bool
+	dialRes chan error
 }
 
 func newConn(lc *rt.Lcore, o Options) *Conn {
 	o = o.withDefaults()
 	c := &Conn{lc: lc, rx: newByteRing(o.RxRing), tx: newByteRing(o.TxRing),
-		rdSig: make(chan struct{}, 1), wrSig: make(chan struct{}, 1), closeCh: make(chan struct{}),
-		rdDl: newDeadline(), wrDl: newDeadline()}
+		rdSig: make(chan struct{}, 1), wrSig: make(chan struct{}, 1)}
 	c.task = rt.NewTask(c.service)
 	return c
 }
@@ -92,9 +100,27 @@ func newConn(lc *rt.Lcore, o Options) *Conn {
 // net package sets TCP_NODELAY on every TCP connection.
 func (c *Conn) attach(lc *rt.Lcore, tc *tcp.Conn) {
 	c.tc = tc
-	c.laddr, c.raddr = tcpAddr(tc.LocalAddr()), tcpAddr(tc.RemoteAddr())
+	c.la, c.ra = tc.LocalAddr(), tc.RemoteAddr()
 	tc.SetNoDelay(true)
+	tc.SetDirectReceiver(c.receive)
 	lc.Watch(tc, c)
+}
+
+// receive takes in-order bytes straight from an arriving segment into the
+// receive ring (lcore only; tcp.Conn.SetDirectReceiver), sparing the copy
+// through TCP's receive buffer. It takes nothing once the application
+// closed (the bytes then stay in TCP, and closing with unread data
+// aborts, as in finish).
+func (c *Conn) receive(p []byte) int {
+	if c.eofSeen || c.closed.Load() {
+		return 0
+	}
+	c.rx.reserve(len(p))
+	n := c.rx.write(p)
+	if n > 0 {
+		c.direct = true
+	}
+	return n
 }
 
 func signal(ch chan struct{}) {
@@ -211,7 +237,8 @@ func (c *Conn) pullRx() {
 	if c.eofSeen {
 		return
 	}
-	got := false
+	got := c.direct
+	c.direct = false
 	// Size the ring for what TCP holds (it grows only while empty).
 	c.rx.reserve(c.tc.RecvBuffered())
 	for {
@@ -253,13 +280,12 @@ func (c *Conn) pullRx() {
 }
 
 func (c *Conn) opErr(op string, err error) error {
-	var src net.Addr
-	if c.laddr != nil {
-		src = c.laddr
+	var src, dst net.Addr
+	if c.la.Port != 0 {
+		src = tcpAddr(c.la)
 	}
-	var dst net.Addr
-	if c.raddr != nil {
-		dst = c.raddr
+	if c.ra.Port != 0 {
+		dst = tcpAddr(c.ra)
 	}
 	return opError(op, src, dst, err)
 }
@@ -272,7 +298,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		if c.closed.Load() {
 			return 0, c.opErr("read", net.ErrClosed)
 		}
-		if c.rdDl.expired() {
+		if c.rdDl.Load().expired() {
 			return 0, c.opErr("read", os.ErrDeadlineExceeded)
 		}
 		if len(p) == 0 {
@@ -296,11 +322,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 			}
 			continue
 		}
-		select {
-		case <-c.rdSig:
-		case <-c.rdDl.wait():
-		case <-c.closeCh:
-		}
+		<-c.rdSig
 	}
 }
 
@@ -314,7 +336,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 		if c.closed.Load() {
 			return total, c.opErr("write", net.ErrClosed)
 		}
-		if c.wrDl.expired() {
+		if c.wrDl.Load().expired() {
 			return total, c.opErr("write", os.ErrDeadlineExceeded)
 		}
 		if e := c.errp.Load(); e != nil {
@@ -331,11 +353,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 			c.lc.Kick(c.task)
 			continue
 		}
-		select {
-		case <-c.wrSig:
-		case <-c.wrDl.wait():
-		case <-c.closeCh:
-		}
+		<-c.wrSig
 	}
 }
 
@@ -346,7 +364,8 @@ func (c *Conn) Close() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return c.opErr("close", net.ErrClosed)
 	}
-	close(c.closeCh)
+	signal(c.rdSig)
+	signal(c.wrSig)
 	c.lc.Kick(c.task)
 	return nil
 }
@@ -362,19 +381,41 @@ func (c *Conn) CloseWrite() error {
 	return nil
 }
 
+// readDeadline and writeDeadline return the connection's deadlines,
+// making them on first use (most connections never set one).
+func (c *Conn) readDeadline() *deadline  { return lazyDeadline(&c.rdDl, c.rdSig) }
+func (c *Conn) writeDeadline() *deadline { return lazyDeadline(&c.wrDl, c.wrSig) }
+
+func lazyDeadline(p *atomic.Pointer[deadline], sig chan struct{}) *deadline {
+	if d := p.Load(); d != nil {
+		return d
+	}
+	p.CompareAndSwap(nil, newDeadline(sig))
+	return p.Load()
+}
+
 // LocalAddr implements net.Conn.
-func (c *Conn) LocalAddr() net.Addr { return c.laddr }
+func (c *Conn) LocalAddr() net.Addr { return optAddr(c.la) }
 
 // RemoteAddr implements net.Conn.
-func (c *Conn) RemoteAddr() net.Addr { return c.raddr }
+func (c *Conn) RemoteAddr() net.Addr { return optAddr(c.ra) }
+
+// optAddr returns a as a *net.TCPAddr, or a nil one when not known yet
+// (as the address fields held before).
+func optAddr(a tcp.Addr) net.Addr {
+	if a.Port == 0 {
+		return (*net.TCPAddr)(nil)
+	}
+	return tcpAddr(a)
+}
 
 // SetDeadline implements net.Conn.
 func (c *Conn) SetDeadline(t time.Time) error {
 	if c.closed.Load() {
 		return c.opErr("set", net.ErrClosed)
 	}
-	c.rdDl.set(t)
-	c.wrDl.set(t)
+	c.readDeadline().set(t)
+	c.writeDeadline().set(t)
 	return nil
 }
 
@@ -383,7 +424,7 @@ func (c *Conn) SetReadDeadline(t time.Time) error {
 	if c.closed.Load() {
 		return c.opErr("set", net.ErrClosed)
 	}
-	c.rdDl.set(t)
+	c.readDeadline().set(t)
 	return nil
 }
 
@@ -392,7 +433,7 @@ func (c *Conn) SetWriteDeadline(t time.Time) error {
 	if c.closed.Load() {
 		return c.opErr("set", net.ErrClosed)
 	}
-	c.wrDl.set(t)
+	c.writeDeadline().set(t)
 	return nil
 }
 

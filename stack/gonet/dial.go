@@ -43,13 +43,54 @@ func (d *Dialer) dial(ctx context.Context, network, address string) (*Conn, erro
 	if err != nil {
 		return nil, opError("dial", nil, nil, err)
 	}
+	return d.dialTCP(ctx, raddr)
+}
+
+// DialTCP connects to raddr (an IPv4 address) from r's stack, as
+// net.DialTCP does; it skips Dial's parsing of an address string.
+func DialTCP(ctx context.Context, r *rt.Runtime, raddr *net.TCPAddr) (*Conn, error) {
+	if raddr == nil || raddr.IP.To4() == nil || raddr.Port <= 0 || raddr.Port > 65535 {
+		return nil, badDialAddr(raddr)
+	}
+	return (&Dialer{R: r}).dialTCP(ctx, &net.TCPAddr{IP: raddr.IP.To4(), Port: raddr.Port})
+}
+
+//go:noinline
+func badDialAddr(raddr *net.TCPAddr) error {
+	return opError("dial", nil, raddr, &net.AddrError{Err: "not an IPv4 address and port", Addr: raddr.String()})
+}
+
+// dialTCP connects to raddr, which is the caller's to give away.
+//
+// The frames a dialing goroutine holds while it waits are kept small:
+// the parsing of an address, the setting up of the connection and the
+// formatting of errors each return before the wait (or run only after
+// it). A goroutine starts with a 2 KiB stack and doubles it when a call
+// chain outgrows it, and ten thousand goroutines dialling at once pay
+// for every byte of the deepest chain.
+func (d *Dialer) dialTCP(ctx context.Context, raddr *net.TCPAddr) (*Conn, error) {
+	c, res, err := d.startDial(raddr)
+	if err != nil {
+		return nil, dialErr(nil, raddr, err)
+	}
+	if err := c.awaitDial(ctx, res); err != nil {
+		return nil, dialErr(c, raddr, err)
+	}
+	return c, nil
+}
+
+// startDial makes the connection and asks its lcore to connect it; res
+// receives the outcome.
+//
+//go:noinline
+func (d *Dialer) startDial(raddr *net.TCPAddr) (*Conn, chan error, error) {
 	remote := tcp.Addr{Port: uint16(raddr.Port)}
 	copy(remote.IP[:], raddr.IP.To4())
 	lc := d.R.DialLcore()
 	c := newConn(lc, d.Options)
-	c.raddr = raddr
+	c.ra = remote
 	res := make(chan error, 1)
-	err = lc.Submit(func(lc *rt.Lcore) {
+	err := lc.Submit(func(lc *rt.Lcore) {
 		local := lc.Instance().Iface().Addr()
 		var tc *tcp.Conn
 		var err error
@@ -68,26 +109,45 @@ func (d *Dialer) dial(ctx context.Context, network, address string) (*Conn, erro
 		c.attach(lc, tc)
 		c.service(lc)
 	})
-	if err != nil {
-		return nil, opError("dial", nil, raddr, sysErr("connect", err))
-	}
+	return c, res, err
+}
+
+// errDialCanceled marks a dial ended by its context (dialErr reads the
+// context's reason).
+type errDialCanceled struct{ ctx context.Context }
+
+func (e errDialCanceled) Error() string { return e.ctx.Err().Error() }
+
+// awaitDial waits for the lcore's outcome, the context or the lcore's end.
+func (c *Conn) awaitDial(ctx context.Context, res chan error) error {
 	select {
-	case err = <-res:
+	case err := <-res:
+		return err
 	case <-ctx.Done():
+		return errDialCanceled{ctx}
+	case <-c.lc.Done():
+		return rt.ErrStopped
+	}
+}
+
+// dialErr closes c (nil when it was never started) and wraps a dial's
+// failure as the net package does.
+//
+//go:noinline
+func dialErr(c *Conn, raddr *net.TCPAddr, err error) error {
+	var canceled errDialCanceled
+	if errors.As(err, &canceled) {
 		_ = c.Close()
-		e := ctx.Err()
+		e := canceled.ctx.Err()
 		if errors.Is(e, context.DeadlineExceeded) {
 			e = os.ErrDeadlineExceeded
 		}
-		return nil, opError("dial", nil, raddr, e)
-	case <-lc.Done():
-		err = rt.ErrStopped
+		return opError("dial", nil, raddr, e)
 	}
-	if err != nil {
+	if c != nil {
 		c.closed.Store(true)
-		return nil, opError("dial", nil, raddr, sysErr("connect", err))
 	}
-	return c, nil
+	return opError("dial", nil, raddr, sysErr("connect", err))
 }
 
 // parseAddr parses an "ip:port" with an IPv4 literal.

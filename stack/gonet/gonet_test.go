@@ -187,6 +187,49 @@ var _ = Describe("gonet over ring ports in real time", func() {
 		Expect(errors.Is(c.Close(), net.ErrClosed)).To(BeTrue())
 	})
 
+	It("dials an address with DialTCP and reports both ends' addresses", func() {
+		ln, err := gonet.Listen(w.b, 7010)
+		Expect(err).NotTo(HaveOccurred())
+		defer ln.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c, err := gonet.DialTCP(ctx, w.a, &net.TCPAddr{IP: net.IPv4(10, 9, 0, 2), Port: 7010})
+		Expect(err).NotTo(HaveOccurred())
+		defer c.Close()
+		s, err := ln.Accept()
+		Expect(err).NotTo(HaveOccurred())
+		defer s.Close()
+		Expect(c.RemoteAddr().String()).To(Equal("10.9.0.2:7010"))
+		Expect(s.LocalAddr().String()).To(Equal("10.9.0.2:7010"))
+		Expect(s.RemoteAddr().String()).To(Equal(c.LocalAddr().String()))
+		Expect(c.LocalAddr()).To(BeAssignableToTypeOf(&net.TCPAddr{}))
+
+		for _, bad := range []*net.TCPAddr{{IP: net.ParseIP("::1"), Port: 7010}, {IP: net.IPv4(10, 9, 0, 2)}, nil} {
+			_, err = gonet.DialTCP(ctx, w.a, bad)
+			var oe *net.OpError
+			Expect(errors.As(err, &oe)).To(BeTrue(), "%v", err)
+			Expect(oe.Op).To(Equal("dial"))
+		}
+	})
+
+	It("wakes a blocked Read when a deadline set meanwhile expires, and a cleared one never fires", func() {
+		c, s, ln := pipe(w, 7011)
+		defer ln.Close()
+		defer s.Close()
+		defer c.Close()
+		errs := make(chan error, 1)
+		go func() { _, err := c.Read(make([]byte, 1)); errs <- err }()
+		Consistently(errs).WithTimeout(30 * time.Millisecond).ShouldNot(Receive())
+		// Armed, then disarmed before it fires: the stale timer is ignored.
+		Expect(c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))).To(Succeed())
+		Expect(c.SetReadDeadline(time.Time{})).To(Succeed())
+		Consistently(errs).WithTimeout(60 * time.Millisecond).ShouldNot(Receive())
+		Expect(c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))).To(Succeed())
+		var err error
+		Eventually(errs).WithTimeout(5 * time.Second).Should(Receive(&err))
+		Expect(errors.Is(err, os.ErrDeadlineExceeded)).To(BeTrue(), "%v", err)
+	})
+
 	It("reports a refused dial like the net package (ECONNREFUSED in a dial OpError)", func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

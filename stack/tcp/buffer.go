@@ -120,10 +120,68 @@ func (r *ring) read(p []byte) int {
 	return k
 }
 
-// release frees the memory of an empty buffer (on close, TIME-WAIT).
-func (r *ring) release() {
+// release frees the memory of a buffer (on close, TIME-WAIT), keeping
+// it in sp for another connection when it is of the first size.
+func (r *ring) release(sp *spareRings) {
+	if len(r.buf) == ringInitial {
+		sp.put(r.buf)
+	}
 	r.buf = nil
 	r.head, r.n = 0, 0
+}
+
+// recycle hands an empty buffer of the first size back to sp, so that an
+// idle connection holds no buffer memory (as a Linux socket holds no
+// skbs when its queues are empty). Only for a buffer with no
+// out-of-order data beyond its stream. A buffer that grew is kept: a
+// connection that once needed more is likely to again.
+func (r *ring) recycle(sp *spareRings) {
+	if r.n == 0 && len(r.buf) == ringInitial {
+		sp.put(r.buf)
+		r.buf = nil
+		r.head = 0
+	}
+}
+
+// prime gives a buffer without memory one of sp's spare first-size
+// buffers when need fits in it, before bytes are written.
+func (r *ring) prime(sp *spareRings, need int) {
+	if r.buf == nil && need <= ringInitial {
+		r.buf = sp.get()
+		r.head = 0
+	}
+}
+
+// maxSpareRings bounds a stack's spare buffers (1 MiB of them): enough
+// for the buffers a burst across thousands of connections holds at once,
+// while an idle stack returns the rest to the garbage collector.
+const maxSpareRings = 4096
+
+// spareRings is a stack's free list of first-size (ringInitial) buffers,
+// taken by connections when bytes arrive or are written and returned when
+// their buffers empty. Only the stack's lcore touches it, so it needs no
+// lock; its LIFO order reuses the buffer freed last, still in cache.
+type spareRings struct {
+	bufs [][]byte
+}
+
+// get returns a spare buffer, or a new one when none is left.
+func (sp *spareRings) get() []byte {
+	if n := len(sp.bufs); n > 0 {
+		b := sp.bufs[n-1]
+		sp.bufs[n-1] = nil
+		sp.bufs = sp.bufs[:n-1]
+		return b
+	}
+	return make([]byte, ringInitial)
+}
+
+// put keeps b for reuse, or leaves it to the garbage collector when the
+// list is full.
+func (sp *spareRings) put(b []byte) {
+	if len(sp.bufs) < maxSpareRings {
+		sp.bufs = append(sp.bufs, b)
+	}
 }
 
 // seqRange is a range [start, end) of sequence space.

@@ -35,11 +35,40 @@ var _ = Describe("byte ring", func() {
 		r := newRing(64 << 10)
 		r.write([]byte("abc"))
 		r.read(make([]byte, 3))
-		r.release()
+		var sp spareRings
+		r.release(&sp)
 		Expect(r.buf).To(BeNil())
+		Expect(sp.bufs).To(HaveLen(1))
 		Expect(r.length()).To(BeZero())
 		r.write([]byte("again"))
 		p := make([]byte, 8)
 		Expect(string(p[:r.read(p)])).To(Equal("again"))
+	})
+
+	It("lends emptied first-size buffers to the next writer and keeps grown ones", func() {
+		var sp spareRings
+		a, b := newRing(64<<10), newRing(64<<10)
+		a.prime(&sp, 3)
+		a.write([]byte("abc"))
+		first := &a.buf[0]
+		a.read(make([]byte, 3))
+		a.recycle(&sp)
+		Expect(a.buf).To(BeNil())
+		Expect(sp.bufs).To(HaveLen(1))
+		b.prime(&sp, 5)
+		Expect(&b.buf[0]).To(BeIdenticalTo(first), "the buffer freed last is reused first")
+		Expect(sp.bufs).To(BeEmpty())
+		b.write([]byte("hello"))
+		p := make([]byte, 8)
+		Expect(string(p[:b.read(p)])).To(Equal("hello"))
+		b.write(make([]byte, 1000)) // grows past the first size
+		b.read(make([]byte, 1000))
+		b.recycle(&sp)
+		Expect(len(b.buf)).To(BeNumerically(">", ringInitial))
+		Expect(sp.bufs).To(BeEmpty())
+		for i := 0; i < maxSpareRings+10; i++ {
+			sp.put(make([]byte, ringInitial))
+		}
+		Expect(sp.bufs).To(HaveLen(maxSpareRings))
 	})
 })

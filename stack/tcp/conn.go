@@ -71,8 +71,8 @@ type Conn struct {
 	dupAcks    int
 	sb         scoreboard
 
-	// ACK generation (RFC 1122 4.2.3.2, RFC 5681 section 4.2).
-	ackNow       bool
+	// ACK generation (RFC 1122 4.2.3.2, RFC 5681 section 4.2); ackNow
+	// sits with the other flags below, to spare the padding.
 	unackedBytes int
 
 	// Timer deadlines; 0 means off.
@@ -81,9 +81,7 @@ type Conn struct {
 	heapIdx                                     int
 	heapAt                                      time.Duration
 
-	// Socket options.
-	noDelay    bool
-	keepAlive  bool
+	// Socket options (noDelay and keepAlive sit with the flags below).
 	keepIdle   time.Duration
 	keepIntvl  time.Duration
 	keepCount  int
@@ -97,7 +95,13 @@ type Conn struct {
 	dirty      bool
 	evPending  EventMask
 	evQueued   bool
+	ackNow     bool
+	noDelay    bool
+	keepAlive  bool
 	hook       func(*Conn, EventMask)
+	// direct, when set, takes in-order bytes straight from an arriving
+	// segment while the receive buffer is empty (SetDirectReceiver).
+	direct func(p []byte) int
 }
 
 func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
@@ -155,9 +159,9 @@ func (s *Stack) removeConn(c *Conn) {
 		}
 	}
 	c.setState(StateClosed)
-	c.sndBuf.release()
+	c.sndBuf.release(&s.spare)
 	if c.rcvBuf.length() == 0 {
-		c.rcvBuf.release()
+		c.rcvBuf.release(&s.spare)
 	}
 	c.ooo.reset()
 	c.sb.reset()
@@ -220,6 +224,17 @@ func (c *Conn) SetCongestionControl(name string) error {
 // conditions of c become true (in addition to the stack's ready list).
 func (c *Conn) SetEventHook(fn func(*Conn, EventMask)) { c.hook = fn }
 
+// SetDirectReceiver lets fn take in-order received bytes straight from
+// the segment that carries them, while the receive buffer is empty and no
+// out-of-order data waits: fn copies what it can (its own buffer, such as
+// a socket layer's receive ring) and returns the count; the rest goes to
+// the receive buffer as usual and is read with Read. It saves a copy per
+// byte through the receive buffer, as Linux's receive path copies to a
+// waiting reader directly. fn runs inside segment processing and must not
+// call back into the stack. nil (the default) turns it off; the
+// simulation's applications never set it.
+func (c *Conn) SetDirectReceiver(fn func(p []byte) int) { c.direct = fn }
+
 // Readable reports whether Read would return data, EOF or an error.
 func (c *Conn) Readable() bool {
 	return c.rcvBuf.length() > 0 || c.finRcvd || c.err != nil
@@ -260,6 +275,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	n := c.rcvBuf.read(p)
 	if c.rcvBuf.length() == 0 && c.ooo.empty() {
 		c.rcvBuf.rewind()
+		c.rcvBuf.recycle(&c.s.spare)
 	}
 	c.s.charge(hw.CostCopyByte, n)
 	// Window update (RFC 9293 section 3.8.6.2.2 / RFC 1122 4.2.3.3):
@@ -292,6 +308,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 	if !c.canWrite() {
 		return 0, ErrClosed
 	}
+	c.sndBuf.prime(&c.s.spare, c.sndBuf.length()+len(p))
 	n := c.sndBuf.write(p)
 	c.s.charge(hw.CostCopyByte, n)
 	if n == 0 && len(p) > 0 {

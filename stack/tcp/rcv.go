@@ -1,6 +1,10 @@
 package tcp
 
-import "time"
+import (
+	"time"
+
+	"github.com/savanna-sim/savanna/hw"
+)
 
 // pawsIdle is how long TS.Recent stays valid without being refreshed
 // (RFC 7323 section 5.5: 24 days).
@@ -299,6 +303,7 @@ func (c *Conn) newAck(now time.Duration, ack Seq) {
 	if dataAcked > 0 {
 		c.sndBuf.discard(dataAcked)
 		c.sndBuf.rewind()
+		c.sndBuf.recycle(&c.s.spare)
 		c.sndBufSeq = c.sndBufSeq.Add(dataAcked)
 		c.notify(EventWritable)
 	}
@@ -460,6 +465,7 @@ func (c *Conn) receive(now time.Duration, r *Repr) {
 				return
 			}
 			s.stats.OfoQueued++
+			c.rcvBuf.prime(&s.spare, c.rcvBuf.length()+off+len(data))
 			c.rcvBuf.writeAt(c.rcvBuf.length()+off, data)
 		}
 		if fin {
@@ -470,9 +476,19 @@ func (c *Conn) receive(now time.Duration, r *Repr) {
 	}
 	hadOOO := !c.ooo.empty()
 	if len(data) > 0 {
-		c.rcvBuf.writeAt(c.rcvBuf.length(), data)
-		c.rcvBuf.extend(len(data))
-		c.rcvNxt = c.rcvNxt.Add(len(data))
+		rest := data
+		if c.direct != nil && !hadOOO && c.rcvBuf.length() == 0 {
+			n := c.direct(rest)
+			s.charge(hw.CostCopyByte, n) // the copy Read would have made
+			c.rcvNxt = c.rcvNxt.Add(n)
+			rest = rest[n:]
+		}
+		if len(rest) > 0 {
+			c.rcvBuf.prime(&s.spare, c.rcvBuf.length()+len(rest))
+			c.rcvBuf.writeAt(c.rcvBuf.length(), rest)
+			c.rcvBuf.extend(len(rest))
+			c.rcvNxt = c.rcvNxt.Add(len(rest))
+		}
 		for {
 			end, ok := c.ooo.popContiguous(c.rcvNxt)
 			if !ok {
@@ -534,12 +550,12 @@ func (c *Conn) enterTimeWait(now time.Duration) {
 	c.s.stats.TimewaitConns++
 	c.closeAt = now + 2*c.s.cfg.MSL
 	c.rtoAt, c.persistAt, c.keepAt = 0, 0, 0
-	c.sndBuf.release()
+	c.sndBuf.release(&c.s.spare)
 	// No data is accepted in TIME-WAIT: an emptied receive buffer is
 	// freed too, so that thousands of TIME-WAIT connections hold no
 	// buffers (unread bytes stay for the application).
 	if c.rcvBuf.length() == 0 {
-		c.rcvBuf.release()
+		c.rcvBuf.release(&c.s.spare)
 	}
 	c.sb.reset()
 	c.inRecovery = false

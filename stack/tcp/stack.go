@@ -85,6 +85,7 @@ type Stack struct {
 	dirty     []*Conn
 	ready     []Event
 	scratch   []byte
+	spare     spareRings
 
 	nextPort uint16
 	connSeq  uint64

@@ -152,11 +152,28 @@ func runChild(o options) error {
 	if o.conns > 0 {
 		p.ManyConns = o.conns
 	}
+	peakProfiled := false
+	if o.memprofile != "" && o.workload == "many" {
+		// The many workload's memory is held only while its connections
+		// are open: profile the heap in use then, not after the run.
+		p.AtPeak = func() {
+			if b, err := os.ReadFile("/proc/self/smaps"); err == nil {
+				_ = os.WriteFile(o.memprofile+".smaps", b, 0o644)
+			}
+			runtime.GC() // the profile shows the heap as of the last GC
+			f, ferr := os.Create(o.memprofile)
+			if ferr == nil {
+				_ = pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+				peakProfiled = true
+			}
+		}
+	}
 	res, err := wl(ctx, n, p, uint16(o.port))
 	if o.cpuprofile != "" {
 		pprof.StopCPUProfile()
 	}
-	if o.memprofile != "" {
+	if o.memprofile != "" && !peakProfiled {
 		f, ferr := os.Create(o.memprofile)
 		if ferr == nil {
 			_ = pprof.Lookup("allocs").WriteTo(f, 0)
