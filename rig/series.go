@@ -64,7 +64,6 @@ func (w *world) newSampler() *sampler {
 		h := w.hosts[name]
 		cpuPlot := fmt.Sprintf("CPU per core over time: %s, host %s", variant, name)
 		for _, c := range h.sortedCores() {
-			c := c
 			panel := fmt.Sprintf("core %d", c.ID)
 			s.probes = append(s.probes,
 				probe{plot: cpuPlot, yLabel: "% of the core", panel: panel, line: "user", stacked: true, rate: true, scale: 100, ceiling: 100,
