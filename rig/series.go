@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/savanna-sim/savanna/rig/report"
+	"github.com/savanna-sim/savanna/sim"
 )
 
 // samplesPerRun is how many points each series over time gets: enough
@@ -48,10 +49,13 @@ type probe struct {
 // the models between engine steps and schedules no events, so a run with
 // sampling is the same run as one without.
 type sampler struct {
-	probes []probe
-	last   []float64
-	lastAt time.Duration
-	series []report.Series
+	// refresh takes each model's statistics once per sample, for the
+	// probes that read figures out of them.
+	refresh []func()
+	probes  []probe
+	last    []float64
+	lastAt  time.Duration
+	series  []report.Series
 }
 
 // newSampler lists the probes of a built world: per core, user and
@@ -65,25 +69,29 @@ func (w *world) newSampler() *sampler {
 		cpuPlot := fmt.Sprintf("CPU per core over time: %s, host %s", variant, name)
 		for _, c := range h.sortedCores() {
 			panel := fmt.Sprintf("core %d", c.ID)
+			var cs sim.CoreStats
+			s.refresh = append(s.refresh, func() { cs = c.Stats() })
 			s.probes = append(s.probes,
 				probe{plot: cpuPlot, yLabel: "% of the core", panel: panel, line: "user", stacked: true, rate: true, scale: 100, ceiling: 100,
-					read: func() float64 { return c.Stats().User.Seconds() }},
+					read: func() float64 { return cs.User.Seconds() }},
 				probe{plot: cpuPlot, yLabel: "% of the core", panel: panel, line: "kernel", stacked: true, rate: true, scale: 100, ceiling: 100,
-					read: func() float64 { return c.Stats().Kernel.Seconds() }})
+					read: func() float64 { return cs.Kernel.Seconds() }})
 		}
 		if h.qat == nil {
 			continue
 		}
 		q := h.qat
+		qs := q.Stats()
+		s.refresh = append(s.refresh, func() { qs = q.Stats() })
 		engines := 0
-		for _, d := range q.Stats().Devices {
+		for _, d := range qs.Devices {
 			engines += len(d.Engines)
 		}
 		if engines > 0 {
 			s.probes = append(s.probes, probe{plot: cpuPlot, yLabel: "% of the engines", panel: "QAT engines", line: "device", stacked: true, rate: true,
 				scale: 100 / float64(engines), ceiling: 100, read: func() float64 {
 					var busy time.Duration
-					for _, d := range q.Stats().Devices {
+					for _, d := range qs.Devices {
 						for _, e := range d.Engines {
 							busy += e.Busy
 						}
@@ -94,11 +102,11 @@ func (w *world) newSampler() *sampler {
 		hostLine := variant + " " + name
 		s.probes = append(s.probes,
 			probe{plot: "QAT instances in use over time", yLabel: "instances", line: hostLine, scale: 1,
-				read: func() float64 { return float64(q.Stats().InstancesInUse) }},
+				read: func() float64 { return float64(qs.InstancesInUse) }},
 			probe{plot: "USDM hugepages in use over time", yLabel: "2 MiB pages", line: hostLine, scale: 1,
 				read: func() float64 {
 					pages := 0
-					for _, n := range q.Stats().Nodes {
+					for _, n := range qs.Nodes {
 						pages += n.PagesInUse
 					}
 					return float64(pages)
@@ -125,6 +133,9 @@ func (w *world) newSampler() *sampler {
 
 // start takes the first reading, at the start of the measured phase.
 func (s *sampler) start(now time.Duration) {
+	for _, f := range s.refresh {
+		f()
+	}
 	s.last = make([]float64, len(s.probes))
 	for i, p := range s.probes {
 		s.last[i] = p.read()
@@ -137,6 +148,9 @@ func (s *sampler) sample(now time.Duration) {
 	dt := (now - s.lastAt).Seconds()
 	if dt <= 0 {
 		return
+	}
+	for _, f := range s.refresh {
+		f()
 	}
 	for i, p := range s.probes {
 		v := p.read()
