@@ -26,27 +26,18 @@ var _ = Describe("live interop with the Linux kernel over a TAP", Label("live", 
 		l := startServe("kv", 6379, "--cores", fmt.Sprint(cores))
 		Expect(l.ready).To(Equal(ready))
 
-		out, err := l.exec(20*time.Second, "redis-cli", "-h", stackIP, "SET", "greeting", "hello savanna")
-		Expect(err).NotTo(HaveOccurred(), out)
-		Expect(strings.TrimSpace(out)).To(Equal("OK"))
-		out, err = l.exec(20*time.Second, "redis-cli", "-h", stackIP, "GET", "greeting")
-		Expect(err).NotTo(HaveOccurred(), out)
-		Expect(strings.TrimSpace(out)).To(Equal("hello savanna"))
-
-		out, err = l.exec(10*time.Minute, "redis-benchmark", "-h", stackIP, "-p", "6379",
-			"-t", "ping,set,get", "-n", "100000", "-c", "50", "-q")
-		Expect(err).NotTo(HaveOccurred(), out)
-		found := livetest.RedisBenchmarkRates(out)
-		for _, t := range []string{"PING_INLINE", "PING_MBULK", "SET", "GET"} {
-			Expect(found).To(HaveKey(t), "redis-benchmark did not finish %s:\n%s", t, out)
+		Expect(l.RedisSetGet(stackIP, "greeting", "hello savanna")).To(Succeed())
+		found, err := l.RedisBenchmark(10*time.Minute, stackIP)
+		Expect(err).NotTo(HaveOccurred())
+		for _, t := range livetest.RedisBenchmarkTests() {
 			AddReportEntry(fmt.Sprintf("redis-benchmark %s (%d lcores)", t, cores), found[t]+" requests per second")
 			GinkgoWriter.Printf("redis-benchmark %s (%d lcores): %s requests per second\n", t, cores, found[t])
 		}
-		Expect(l.stop()).To(Succeed())
+		Expect(l.Stop()).To(Succeed())
 		// Every request reached the server: 4 tests x 100000, plus the
 		// two redis-cli commands and the CONFIG GETs redis-benchmark
 		// sends at start.
-		Expect(l.statValue("app kv", "commands")).To(BeNumerically(">=", 400002))
+		Expect(l.Stat("app kv", "commands")).To(BeNumerically(">=", 400002))
 	},
 		Entry("on 1 lcore", 1, "savanna: serving kv on 10.77.0.2:6379 (tap sv0, 1 lcore)"),
 		Entry("on 2 lcores over a multi-queue TAP", 2, "savanna: serving kv on 10.77.0.2:6379 (tap sv0, 2 lcores)"),
@@ -92,15 +83,15 @@ var _ = Describe("live interop with the Linux kernel over a TAP", Label("live", 
 		for err := range errs {
 			Expect(err).NotTo(HaveOccurred())
 		}
-		Expect(l.stop()).To(Succeed())
-		Expect(l.statValue("app echo", "conns")).To(BeEquivalentTo(conns))
+		Expect(l.Stop()).To(Succeed())
+		Expect(l.Stat("app echo", "conns")).To(BeEquivalentTo(conns))
 	})
 
 	DescribeTable("echoes 256 MiB intact",
 		func(netem []string, serveArgs ...string) {
 			l := startServe("echo", 7, serveArgs...)
 			if netem != nil {
-				out, err := l.exec(10*time.Second, "tc", append([]string{"qdisc", "add", "dev", tapName, "root", "netem"}, netem...)...)
+				out, err := l.Exec(10*time.Second, "tc", append([]string{"qdisc", "add", "dev", tapName, "root", "netem"}, netem...)...)
 				if err != nil {
 					Skip("tc netem unavailable on this kernel: " + out)
 				}
@@ -108,10 +99,10 @@ var _ = Describe("live interop with the Linux kernel over a TAP", Label("live", 
 			sum, el := echoBulk(l, 256<<20)
 			AddReportEntry("256 MiB echo", fmt.Sprintf("%v, sha256 %s, netem %v", el, sum, netem))
 			if netem != nil {
-				qd, _ := l.exec(10*time.Second, "tc", "-s", "qdisc", "show", "dev", tapName)
+				qd, _ := l.Exec(10*time.Second, "tc", "-s", "qdisc", "show", "dev", tapName)
 				GinkgoWriter.Printf("%s\n", qd)
 			}
-			Expect(l.stop()).To(Succeed())
+			Expect(l.Stop()).To(Succeed())
 		},
 		Entry("on a clean link", nil),
 		Entry("with netem adding 1% loss and reordering on the kernel side", []string{"delay", "1ms", "reorder", "1%", "50%", "loss", "1%"}),

@@ -1,0 +1,34 @@
+package livetest
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// StartServeInNamespace makes the network namespace ns (skipping the spec
+// when it cannot: no root, no iproute2), brings its loopback up, starts
+// "bin serve ARGS..." in it and waits up to ready for serve's ready line.
+// Cleanup stops serve, requiring exit 0, prints its output and deletes
+// the namespace.
+func StartServeInNamespace(ns, bin string, ready time.Duration, args ...string) *Serve {
+	if out, err := Run(10*time.Second, "ip", "netns", "add", ns); err != nil {
+		Skip(fmt.Sprintf("ip netns add failed (%v): %s", err, out))
+	}
+	DeferCleanup(func() { _, _ = Run(10*time.Second, "ip", "netns", "del", ns) })
+	out, err := Run(10*time.Second, "ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
+	Expect(err).NotTo(HaveOccurred(), out)
+
+	s, err := StartServe(ns, bin, GinkgoWriter, args...)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		err := s.Stop()
+		GinkgoWriter.Printf("simrun serve output:\n%s", s.Output())
+		Expect(err).NotTo(HaveOccurred(), "simrun serve must exit 0 on SIGTERM")
+	})
+	Eventually(s.Output).WithTimeout(ready).WithPolling(20*time.Millisecond).
+		Should(ContainSubstring("savanna: serving"), "waiting for the ready line")
+	return s
+}
