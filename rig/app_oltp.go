@@ -2,7 +2,6 @@ package rig
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/savanna-sim/savanna/apps/oltp"
 	"github.com/savanna-sim/savanna/rig/report"
 	"github.com/savanna-sim/savanna/stack/lstack"
-	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
 // irqSlice is how long a thread runs on a core that also takes a kernel
@@ -155,15 +153,14 @@ func buildOLTPClient(w *world, h *host, key string, node *yaml.Node) (string, ru
 	if err := spec.ClientConfig.Validate(); err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
-	target, err := netip.ParseAddrPort(spec.Target)
-	if err != nil || !target.Addr().Is4() {
-		return "", nil, w.v.Errorf(key+".target", "%q is not an IPv4 address and port such as 10.0.0.1:3306", spec.Target)
+	remote, err := w.target(key, spec.Target, 3306)
+	if err != nil {
+		return "", nil, err
 	}
 	hs, err := w.stackApp(h, key)
 	if err != nil {
 		return "", nil, err
 	}
-	remote := tcp.Addr{IP: target.Addr().As4(), Port: target.Port()}
 	var eps []oltp.Endpoint
 	for q, in := range hs.instances {
 		eps = append(eps, oltp.Endpoint{Instance: in, Remote: remote, Port: rssPorts(hs.port, in.Iface().Addr(), remote, q)})

@@ -245,16 +245,15 @@ func buildRedisBenchmark(w *world, h *host, key string, node *yaml.Node) (string
 	if err := spec.BenchConfig.Validate(); err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
-	target, err := netip.ParseAddrPort(spec.Target)
-	if err != nil || !target.Addr().Is4() {
-		return "", nil, w.v.Errorf(key+".target", "%q is not an IPv4 address and port such as 10.0.0.1:6379", spec.Target)
+	remote, err := w.target(key, spec.Target, 6379)
+	if err != nil {
+		return "", nil, err
 	}
 	hs, err := w.stackApp(h, key)
 	if err != nil {
 		return "", nil, err
 	}
 	in := hs.instances[0]
-	remote := tcp.Addr{IP: target.Addr().As4(), Port: target.Port()}
 	ports := rssPorts(hs.port, in.Iface().Addr(), remote, 0)
 	b, err := redis.NewBenchmark(spec.BenchConfig, in, remote, ports)
 	if err != nil {
@@ -262,6 +261,16 @@ func buildRedisBenchmark(w *world, h *host, key string, node *yaml.Node) (string
 	}
 	h.cores[hs.cores[0]].Attach(b)
 	return spec.Name, redisBenchRunner{b}, nil
+}
+
+// target parses the ip:port a load generator connects to (key.target);
+// the error's example uses the app's usual port.
+func (w *world) target(key, target string, usualPort int) (tcp.Addr, error) {
+	ap, err := netip.ParseAddrPort(target)
+	if err != nil || !ap.Addr().Is4() {
+		return tcp.Addr{}, w.v.Errorf(key+".target", "%q is not an IPv4 address and port such as 10.0.0.1:%d", target, usualPort)
+	}
+	return tcp.Addr{IP: ap.Addr().As4(), Port: ap.Port()}, nil
 }
 
 // rssPorts returns a picker of local ports whose replies from remote the
@@ -388,16 +397,15 @@ func buildWrk(w *world, h *host, key string, node *yaml.Node) (string, runner, e
 	if err := spec.WrkConfig.Validate(); err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
-	target, err := netip.ParseAddrPort(spec.Target)
-	if err != nil || !target.Addr().Is4() {
-		return "", nil, w.v.Errorf(key+".target", "%q is not an IPv4 address and port such as 10.0.0.1:80", spec.Target)
+	remote, err := w.target(key, spec.Target, 80)
+	if err != nil {
+		return "", nil, err
 	}
 	hs, err := w.stackApp(h, key)
 	if err != nil {
 		return "", nil, err
 	}
 	in := hs.instances[0]
-	remote := tcp.Addr{IP: target.Addr().As4(), Port: target.Port()}
 	g, err := apphttp.NewWrk(spec.WrkConfig, in, remote, rssPorts(hs.port, in.Iface().Addr(), remote, 0))
 	if err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
