@@ -4,11 +4,11 @@
 package echo
 
 import (
-	"errors"
 	"io"
 	"net"
-	"sync"
 	"sync/atomic"
+
+	"github.com/savanna-sim/savanna/internal/netserve"
 )
 
 // Stats are the server's counters.
@@ -28,8 +28,7 @@ type Server struct {
 	active atomic.Int64
 	bytes  atomic.Uint64
 	errs   atomic.Uint64
-	mu     sync.Mutex
-	lns    []net.Listener
+	lns    netserve.Listeners
 }
 
 // Stats returns the counters.
@@ -39,30 +38,15 @@ func (s *Server) Stats() Stats {
 
 // Serve accepts on ln until it is closed (then it returns nil) or fails.
 func (s *Server) Serve(ln net.Listener) error {
-	s.mu.Lock()
-	s.lns = append(s.lns, ln)
-	s.mu.Unlock()
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			return err
-		}
+	return s.lns.Serve(ln, func(c net.Conn) {
 		s.conns.Add(1)
 		go s.ServeConn(c)
-	}
+	})
 }
 
 // Close closes the listeners given to Serve.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, ln := range s.lns {
-		_ = ln.Close()
-	}
-	s.lns = nil
+	s.lns.Close()
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/savanna-sim/savanna/apps/resp"
+	"github.com/savanna-sim/savanna/internal/netserve"
 )
 
 // Stats are the server's counters.
@@ -31,9 +32,8 @@ type Server struct {
 	cmds  atomic.Uint64
 	perr  atomic.Uint64
 
-	lnMu sync.Mutex
-	lns  []net.Listener
-	wg   sync.WaitGroup
+	lns netserve.Listeners
+	wg  sync.WaitGroup
 }
 
 // New returns an empty server with limits lim.
@@ -56,34 +56,19 @@ func (s *Server) Stats() Stats {
 // Serve accepts connections on ln until it fails or is closed, serving
 // each on its own goroutine. It returns nil when ln was closed.
 func (s *Server) Serve(ln net.Listener) error {
-	s.lnMu.Lock()
-	s.lns = append(s.lns, ln)
-	s.lnMu.Unlock()
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			return err
-		}
+	return s.lns.Serve(ln, func(c net.Conn) {
 		s.conns.Add(1)
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			s.ServeConn(c)
 		}()
-	}
+	})
 }
 
 // Close closes the listeners given to Serve.
 func (s *Server) Close() error {
-	s.lnMu.Lock()
-	defer s.lnMu.Unlock()
-	for _, ln := range s.lns {
-		_ = ln.Close()
-	}
-	s.lns = nil
+	s.lns.Close()
 	return nil
 }
 
