@@ -54,6 +54,14 @@ var _ = Describe("stack/rt on DPDK ports with EAL lcores", Label("dpdk"), Ordere
 		cli, cpool = runtime("net_memif3", "10.9.1.2/24", 2)
 		DeferCleanup(func() {
 			cli.Stop()
+			// The client's stop sends memif's disconnect, which the
+			// server port handles on the EAL's interrupt thread; stopping
+			// the server before that is done has both tear the same
+			// server state down at once. Once a clean-clone CI run died
+			// here with SIGSEGV on a thread that was not Go's, so wait
+			// for the server to see the disconnect first.
+			Eventually(func() bool { return srv.Dev().Link().Up }).
+				WithTimeout(10 * time.Second).WithPolling(time.Millisecond).Should(BeFalse())
 			srv.Stop()
 		})
 		Eventually(func() bool { return srv.Dev().Link().Up && cli.Dev().Link().Up }).
