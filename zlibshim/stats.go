@@ -192,3 +192,19 @@ type LeakedStream struct {
 	PinnedBytes   int64         `json:"pinned_bytes"`
 	HoldsInstance bool          `json:"holds_instance"`
 }
+
+// ResetStats starts a new measurement window, as the end of a warm-up
+// does. The rule: counters (requests, bytes, fallbacks, retries,
+// attaches, allocations, frees, polls, waits, syscalls, streams opened,
+// ended and leaked...) go to zero; gauges (what is held now: pinned bytes
+// in use, the streams open, the instances held, the backoff under way)
+// keep their value, since the process still holds them and frees will
+// subtract from them; the peak of pinned bytes restarts from the bytes
+// in use now, so that it is the peak of the new window. The streams
+// reclaimed at Exit that Status counts as leaked are leaks detected, and
+// go to zero with StreamsLeaked.
+func (p *Process) ResetStats() {
+	inUse := p.stats.PinnedBytesInUse
+	p.stats = Stats{PinnedBytesInUse: inUse, PinnedBytesPeak: inUse}
+	p.reclaimed = 0
+}

@@ -449,6 +449,25 @@ func (l *Link) Stats() LinkStats {
 	return s
 }
 
+// ResetStats starts a new measurement window at the engine's current
+// time, as the end of a warm-up does. The rule: counters (frames and
+// bytes sent, delivered, lost, duplicated, reordered, corrupted, sent
+// with a bad FCS or dropped by a link down, flaps, time spent down) go
+// to zero; gauges (whether the link is up) keep their value. A link down
+// at the reset counts its down time from the reset on, so that DownTime
+// stays within the window. Frames on the wire stay there and count as
+// delivered (or dropped) in the new window when they arrive; the flap
+// schedule is configuration and goes on.
+func (l *Link) ResetStats() {
+	for i := range l.dirs {
+		l.dirs[i].stats = LinkDirStats{}
+	}
+	l.flaps, l.downTime = 0, 0
+	if !l.isUp() {
+		l.downSince = l.eng.Now()
+	}
+}
+
 // Endpoint is a *Port or a *SwitchPort: something a link can connect.
 type Endpoint interface {
 	endpoint

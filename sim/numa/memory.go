@@ -312,6 +312,28 @@ func (m *Memory) Stats() MemoryStats {
 	return s
 }
 
+// ResetStats starts a new measurement window, as the end of a warm-up
+// does. The rule: counters (allocations, frees, allocations failed for
+// lack of pages, contiguous requests refused, bad requests, double and
+// bad frees) go to zero; gauges (what is held now: pages in use and
+// free, the bytes and regions live, the page size and pool size) keep
+// their value, since the regions are still held and their frees will
+// subtract from them; the peak of pages in use restarts from the pages
+// in use now, so that it is the peak of the new window.
+func (m *Memory) ResetStats() {
+	m.stats = MemoryStats{}
+	for _, p := range m.pools {
+		for _, pl := range p {
+			st := pl.stats
+			pl.stats = PoolStats{
+				PageSize: st.PageSize, TotalPages: st.TotalPages, FreePages: st.FreePages,
+				InUsePages: st.InUsePages, PeakInUsePages: st.InUsePages,
+				InUseBytes: st.InUseBytes, LiveRegions: st.LiveRegions,
+			}
+		}
+	}
+}
+
 // NodeStats returns one node's accounting.
 func (m *Memory) NodeStats(node int) (NodeStats, bool) {
 	i := m.topo.nodeIndex(node)

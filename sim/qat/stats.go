@@ -304,3 +304,82 @@ func (s *Service) NodeStats(node int) NodeStats {
 		CompactedPages: f.compacted, LastCompactedPages: f.lastCompacted,
 	}
 }
+
+// ResetStats starts a new measurement window, as the end of a warm-up
+// does, for the whole host: the service, every device, engine and queue
+// pair, every process and every node's USDM and kernel memory. The rule:
+// counters (events counted: attaches, requests, bytes, syscalls, polls,
+// errors, busy time, queue wait, leaks detected, allocations, frees,
+// failures, compacted pages) go to zero; gauges (what is held now:
+// requests in flight, instances in use and free, processes' instances,
+// buffers and pages, pages in use, fragmentation, the last allocation's
+// compaction, down and hung, configuration) keep their value, since the
+// hardware still holds them; peaks restart from their gauge's current
+// value (max in flight from in flight, peak pages from pages in use) so
+// that they describe the new window, and the longest queue wait restarts
+// at 0 (no request has waited in the new window yet). Processes that
+// exited stay listed, with their counters zeroed.
+func (s *Service) ResetStats() {
+	s.counters = ServiceCounters{}
+	for _, d := range s.devices {
+		d.ResetStats()
+	}
+	for _, p := range s.procs {
+		p.resetStats()
+	}
+	for _, pool := range s.pools {
+		pool.resetStats()
+	}
+	for _, f := range s.frag {
+		f.resetStats()
+	}
+}
+
+// ResetStats starts a new measurement window for one device
+// (rte_compressdev_stats_reset and the model's own counters), by the
+// rule of Service.ResetStats: its counters, its engines' and queue
+// pairs' counters and the compressdev stats go to zero; InFlight is a
+// gauge and stays (those requests are still in the rings and will be
+// dequeued, which must not take it below zero); MaxInFlight and each
+// queue pair's MaxInFlight restart from what is in flight now; each
+// engine's MaxQueueWait restarts at 0.
+func (d *Device) ResetStats() {
+	inFlight := d.counters.InFlight
+	d.counters = DeviceCounters{InFlight: inFlight, MaxInFlight: inFlight}
+	d.hwstats = hw.CompressStats{}
+	for i := range d.engines {
+		// freeAt is the engine's schedule, not a statistic: requests
+		// queued before the reset still occupy it.
+		d.engines[i].stats = EngineStats{}
+	}
+	for _, q := range d.qps {
+		q.stats = QueuePairStats{MaxInFlight: q.n}
+	}
+}
+
+// resetStats zeroes a process's counters and keeps what it holds now
+// (its identity, whether it exited, its instances, pinned buffers, their
+// bytes and its USDM pages: FreePinned and Exit subtract from them).
+func (p *process) resetStats() {
+	st := p.stats
+	p.stats = ProcessStats{
+		PID: st.PID, Exited: st.Exited, Instances: st.Instances,
+		Buffers: st.Buffers, BufferBytes: st.BufferBytes, Pages: st.Pages,
+	}
+}
+
+// resetStats zeroes a USDM pool's counters; the pages in use are held
+// and stay, and the peak restarts from them.
+func (pool *usdmPool) resetStats() {
+	pool.allocs, pool.frees, pool.failures = 0, 0, 0
+	pool.leakedPages, pool.leakedBuffers, pool.leakedBytes = 0, 0, 0
+	pool.peakPages = pool.pagesInUse
+}
+
+// resetStats zeroes the kernel-allocation counters of a node. The
+// fragmentation is the state of the node's free memory and stays;
+// lastCompacted is the cost of the latest allocation, an observation
+// rather than a sum over the window, and stays too.
+func (f *fragState) resetStats() {
+	f.allocs, f.frees, f.pagesAllocated, f.compacted = 0, 0, 0, 0
+}

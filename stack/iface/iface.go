@@ -50,6 +50,9 @@ type Interface struct {
 	lent *hw.Mbuf
 
 	stats Stats
+	// arpBase is the ARP cache's counters at the last ResetStats: the
+	// cache keeps its own, and Stats reports them since then.
+	arpBase arp.Stats
 }
 
 // New returns an interface for cfg sending through link. The MAC must be
@@ -119,10 +122,11 @@ func (i *Interface) MSS() int { return i.mtu - ipv4.MinHeaderLen - 20 }
 // ARP returns the neighbour cache (for inspection and static entries).
 func (i *Interface) ARP() *arp.Cache { return i.arp }
 
-// Stats returns a snapshot of every counter.
+// Stats returns a snapshot of every counter since the interface was
+// made or since the last ResetStats.
 func (i *Interface) Stats() Stats {
 	s := i.stats
-	s.ARP = i.arp.Stats()
+	s.ARP = countersSince(i.arp.Stats(), i.arpBase)
 	return s
 }
 

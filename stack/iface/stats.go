@@ -1,6 +1,8 @@
 package iface
 
 import (
+	"reflect"
+
 	"github.com/savanna-sim/savanna/stack/arp"
 	"github.com/savanna-sim/savanna/stack/ether"
 	"github.com/savanna-sim/savanna/stack/icmp"
@@ -90,4 +92,38 @@ type TxStats struct {
 	BadAddress uint64 `json:"bad_address"`
 	// ARPNoMbuf: ARP packets not sent for lack of an mbuf.
 	ARPNoMbuf uint64 `json:"arp_no_mbuf"`
+}
+
+// ResetStats starts a new measurement window, as the end of a warm-up
+// does. The rule: counters go to zero, gauges keep their value and peaks
+// restart from their gauge; every figure of Stats (Ethernet, ARP, IPv4
+// and its reassembly, ICMP, UDP, TCP, transmit) and of the UDP sockets'
+// Stats is a counter, so all of them go to zero. What the interface
+// holds (ARP entries and the packets waiting for them, datagrams being
+// reassembled, datagrams queued on sockets, the ICMP rate limiter's
+// tokens) is state, not statistics, and is left alone.
+func (i *Interface) ResetStats() {
+	// Assigned in place: the reassembler counts into &i.stats.IP.
+	i.stats = Stats{}
+	// The ARP cache (stack/arp) has no reset of its own; the interface
+	// reports its counters relative to what they are now.
+	i.arpBase = i.arp.Stats()
+	for _, s := range i.udp {
+		s.stats = UDPSocketStats{}
+	}
+}
+
+// countersSince returns now minus base, field by field, for a struct of
+// uint64 counters (arp.Stats holds nothing else). It walks the fields
+// rather than naming them so that a counter added to the struct is
+// reset too; a field of another kind is not a counter and is reported as
+// it is now.
+func countersSince[T any](now, base T) T {
+	n, b := reflect.ValueOf(&now).Elem(), reflect.ValueOf(base)
+	for k := 0; k < n.NumField(); k++ {
+		if f := n.Field(k); f.Kind() == reflect.Uint64 && f.CanSet() {
+			f.SetUint(f.Uint() - b.Field(k).Uint())
+		}
+	}
+	return now
 }

@@ -1,0 +1,107 @@
+package nic_test
+
+import (
+	"reflect"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/sim/nic"
+)
+
+// linkLeaves flattens LinkStats into its leaf fields by path
+// ("AToB.Lost"). The spec walks the value rather than naming fields so
+// that a counter added later, and forgotten by ResetStats, fails it.
+func linkLeaves(s nic.LinkStats) map[string]reflect.Value {
+	out := map[string]reflect.Value{}
+	var walk func(path string, v reflect.Value)
+	walk = func(path string, v reflect.Value) {
+		if v.Kind() != reflect.Struct {
+			out[path] = v
+			return
+		}
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() {
+				walk(path+"."+f.Name, v.Field(i))
+			}
+		}
+	}
+	walk("", reflect.ValueOf(s))
+	return out
+}
+
+var _ = Describe("Link.ResetStats", func() {
+	cfg := nic.LinkConfig{
+		Latency: time.Microsecond, Loss: 0.05, Duplicate: 0.03, Reorder: 0.03, Corrupt: 0.02, CRCErrors: 0.01,
+		Flaps: []nic.FlapConfig{{At: 100 * time.Microsecond, DownFor: 50 * time.Microsecond, Every: 200 * time.Microsecond, Count: 3}},
+	}
+	newRun := func() *pair {
+		return newPair(9, defaultOpts(), defaultOpts(), cfg, func(i int) []byte { return udpFrame(1518, uint32(i)) }, 2000, true)
+	}
+	gauges := map[string]bool{".Up": true}
+
+	It("zeroes the counters, keeps the state, and counts only what follows, down time included", func() {
+		// Reset in the middle of the first flap, with frames on the wire.
+		p := newRun()
+		p.eng.RunUntil(120 * time.Microsecond)
+		before := p.link.Stats()
+		Expect(before.Up).To(BeFalse())
+		Expect(before.Flaps).To(Equal(uint64(1)))
+		Expect(before.DownTime).To(Equal(20 * time.Microsecond))
+		Expect(before.AToB.Frames).To(BeNumerically(">", 100))
+		Expect(before.AToB.Lost).To(BeNumerically(">", 0))
+
+		p.link.ResetStats()
+		after := p.link.Stats()
+		b := linkLeaves(before)
+		for path, v := range linkLeaves(after) {
+			if gauges[path] {
+				Expect(v.Interface()).To(Equal(b[path].Interface()), "gauge %s changed", path)
+			} else {
+				Expect(v.IsZero()).To(BeTrue(), "counter %s not reset: %v", path, v)
+			}
+		}
+		Expect(b).To(HaveKey(".Up"))
+
+		// The same run without a reset (the reset draws nothing from the
+		// link's random stream, so it is the same run): every counter of
+		// the window is the whole run's minus what the warm-up counted.
+		p.eng.Run()
+		window := p.link.Stats()
+		q := newRun()
+		q.eng.Run()
+		full := q.link.Stats()
+		for path, v := range linkLeaves(window) {
+			if gauges[path] {
+				continue
+			}
+			f, w := linkLeaves(full)[path], b[path]
+			switch v.Kind() {
+			case reflect.Uint64:
+				Expect(v.Uint()).To(Equal(f.Uint()-w.Uint()), path)
+			case reflect.Int64:
+				Expect(v.Int()).To(Equal(f.Int()-w.Int()), path)
+			default:
+				Fail("unexpected kind of " + path)
+			}
+		}
+		Expect(window.Flaps).To(Equal(uint64(2)))
+		Expect(window.DownTime).To(Equal(30*time.Microsecond + 2*50*time.Microsecond))
+		Expect(window.Up).To(BeTrue())
+	})
+
+	It("counts down time from the reset when the link is down across the whole window", func() {
+		p := newRun()
+		p.link.SetUp(false)
+		p.eng.RunUntil(40 * time.Microsecond)
+		p.link.ResetStats()
+		p.eng.RunUntil(70 * time.Microsecond)
+		st := p.link.Stats()
+		Expect(st.DownTime).To(Equal(30 * time.Microsecond))
+		Expect(st.Flaps).To(BeZero())
+		p.link.SetUp(true)
+		Expect(p.link.Stats().DownTime).To(Equal(30 * time.Microsecond))
+	})
+})
