@@ -9,6 +9,7 @@ import (
 
 	"github.com/savanna-sim/savanna/apps/latency"
 	"github.com/savanna-sim/savanna/apps/oltp"
+	"github.com/savanna-sim/savanna/internal/simhost"
 	"github.com/savanna-sim/savanna/rig/report"
 	"github.com/savanna-sim/savanna/stack/lstack"
 )
@@ -80,7 +81,8 @@ func buildOLTPServer(w *world, h *host, key string, node *yaml.Node) (string, ru
 		if err != nil {
 			return "", nil, w.v.Errorf(key, "%v", err)
 		}
-		core.Attach(b)
+		// The bridge serves the app's socket calls on the stack's lcore.
+		core.AttachAs(simhost.LayerStack, b)
 		bridges = append(bridges, b)
 	}
 	dedicated := hs.mode == lstack.ModeLstack
@@ -115,7 +117,7 @@ func buildOLTPServer(w *world, h *host, key string, node *yaml.Node) (string, ru
 		if shared {
 			slice = irqSlice
 		}
-		core.Attach(sched.AddCPU(core.Wake, slice))
+		w.attach(core, sched.AddCPU(core.Wake, slice))
 	}
 	s, err := oltp.NewServer(spec.ServerConfig, sched, router, bridges)
 	if err != nil {
@@ -170,7 +172,7 @@ func buildOLTPClient(w *world, h *host, key string, node *yaml.Node) (string, ru
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
 	for q, site := range c.Sites() {
-		h.cores[hs.cores[q]].Attach(site)
+		w.attach(h.cores[hs.cores[q]], site)
 	}
 	return spec.Name, oltpClientRunner{c}, nil
 }

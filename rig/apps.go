@@ -11,6 +11,7 @@ import (
 	"github.com/savanna-sim/savanna/apps/latency"
 	"github.com/savanna-sim/savanna/apps/pktgen"
 	"github.com/savanna-sim/savanna/apps/testpmd"
+	"github.com/savanna-sim/savanna/internal/simhost"
 	"github.com/savanna-sim/savanna/rig/scenario"
 	"github.com/savanna-sim/savanna/sim"
 )
@@ -99,12 +100,18 @@ func (w *world) buildApps(h *host, sh *scenario.Host) error {
 			sort.Strings(names)
 			return w.v.Errorf(key+".kind", "unknown app kind %q; expected one of %s", kind, strings.Join(names, ", "))
 		}
-		name, r, err := k.build(w, h, key, node)
-		if err != nil {
-			return err
-		}
+		// The app's name is its layer in the CPU profile of the cores it
+		// runs on, so it is known before the app is built.
+		var common AppCommon
+		_ = node.Decode(&common) // strictly decoded by the kind's build below
+		name := common.Name
 		if name == "" {
 			name = strings.ReplaceAll(kind, "-", "_")
+		}
+		w.appLayer = name
+		_, r, err := k.build(w, h, key, node)
+		if err != nil {
+			return err
 		}
 		for _, other := range w.apps {
 			if other.name == name {
@@ -117,6 +124,15 @@ func (w *world) buildApps(h *host, sh *scenario.Host) error {
 		w.apps = append(w.apps, &app{name: name, host: h, run: r})
 	}
 	return nil
+}
+
+// attach runs p on core, its work charged to the app being built.
+func (w *world) attach(core *sim.Core, p sim.Poller) { core.AttachAs(w.appLayer, p) }
+
+// appMeter is a view of core for a part of the app being built (its
+// zlib shim, its QAT driver), nested under the app in the CPU profile.
+func (w *world) appMeter(core *sim.Core, part string) *sim.LayerMeter {
+	return core.Meter(w.appLayer + ";" + part)
 }
 
 // portQueue resolves a port app's NIC, queue and core, and binds the
@@ -138,7 +154,7 @@ func (w *world) portQueue(h *host, key string, pa PortApp) (*port, int, *sim.Cor
 	if err != nil {
 		return nil, 0, nil, w.v.Errorf(key+".core", "%v", err)
 	}
-	if err := p.dev.BindQueue(q, core); err != nil {
+	if err := p.dev.BindQueue(q, core.Meter(w.appLayer+";"+simhost.LayerDriver)); err != nil {
 		return nil, 0, nil, w.v.Errorf(key+".queue", "%v", err)
 	}
 	return p, q, core, nil
@@ -187,7 +203,7 @@ func buildPktgen(w *world, h *host, key string, node *yaml.Node) (string, runner
 	if err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
-	core.Attach(g)
+	w.attach(core, g)
 	return spec.Name, pktgenRunner{g}, nil
 }
 
@@ -218,6 +234,6 @@ func buildTestpmd(w *world, h *host, key string, node *yaml.Node) (string, runne
 	if err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
-	core.Attach(f)
+	w.attach(core, f)
 	return spec.Name, testpmdRunner{f}, nil
 }

@@ -100,6 +100,7 @@ func Run(s *scenario.Scenario, opts Options) (*report.Report, error) {
 		r.Figures[v.Name] = w.figures()
 		r.Latencies = append(r.Latencies, w.latencies()...)
 		r.Series = append(r.Series, w.sampler.series...)
+		r.Profiles = append(r.Profiles, w.profiles()...)
 		at.Sim, at.Done, at.Packets, at.Events = end, true, w.packets(), w.eng.Fired()
 		progress(at)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/savanna-sim/savanna/apps/resp"
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/internal/rss"
+	"github.com/savanna-sim/savanna/internal/simhost"
 	"github.com/savanna-sim/savanna/rig/report"
 	"github.com/savanna-sim/savanna/sim/nic"
 	"github.com/savanna-sim/savanna/stack/iface"
@@ -99,12 +100,11 @@ func (w *world) buildStack(h *host) error {
 		if err != nil {
 			return w.v.Errorf(key, "%v", err)
 		}
-		if err := p.dev.BindQueue(q, core); err != nil {
+		if err := simhost.BindStack(core, p.dev, q, in); err != nil {
 			return w.v.Errorf(key, "%v", err)
 		}
 		in.Start(w.eng.Now())
 		in.SetWake(core.Wake)
-		core.Attach(in)
 		hs.instances = append(hs.instances, in)
 	}
 	// max_connections holds for the host's whole stack, as Gazelle's does
@@ -204,7 +204,7 @@ func buildRedisServer(w *world, h *host, key string, node *yaml.Node) (string, r
 		if err != nil {
 			return "", nil, w.v.Errorf(key+".port", "%v", err)
 		}
-		h.cores[hs.cores[i]].Attach(s)
+		w.attach(h.cores[hs.cores[i]], s)
 		r.servers = append(r.servers, s)
 	}
 	return spec.Name, r, nil
@@ -259,7 +259,7 @@ func buildRedisBenchmark(w *world, h *host, key string, node *yaml.Node) (string
 	if err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
-	h.cores[hs.cores[0]].Attach(b)
+	w.attach(h.cores[hs.cores[0]], b)
 	return spec.Name, redisBenchRunner{b}, nil
 }
 
@@ -358,16 +358,16 @@ func buildHTTP(w *world, h *host, key string, node *yaml.Node) (string, runner, 
 		core := h.cores[hs.cores[site]]
 		pid := hw.ProcessID(worker)
 		if h.qat != nil {
-			h.qat.BindProcess(pid, core)
+			h.qat.BindProcess(pid, w.appMeter(core, "qat_driver"))
 		}
-		return zlibshim.NewProcess(svc, pid, core, cfg)
+		return zlibshim.NewProcess(svc, pid, w.appMeter(core, "zlibshim"), cfg)
 	}
 	s, err := apphttp.NewServer(spec.ServerConfig, hs.instances, corpus, factory)
 	if err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
 	for i, site := range s.Sites() {
-		h.cores[hs.cores[i]].Attach(site)
+		w.attach(h.cores[hs.cores[i]], site)
 	}
 	h.reload = func() error { return s.Reload(w.eng.Now()) }
 	return spec.Name, httpRunner{s}, nil
@@ -410,6 +410,6 @@ func buildWrk(w *world, h *host, key string, node *yaml.Node) (string, runner, e
 	if err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
-	h.cores[hs.cores[0]].Attach(g)
+	w.attach(h.cores[hs.cores[0]], g)
 	return spec.Name, wrkRunner{g}, nil
 }

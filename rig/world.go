@@ -30,6 +30,9 @@ type world struct {
 	captures    []*capture
 	events      []*event
 	sampler     *sampler
+	// appLayer is the name of the app being built: the layer its work is
+	// charged to on the cores it runs on.
+	appLayer string
 	// warmupPackets are the frames sent before the statistics were reset.
 	warmupPackets uint64
 }
@@ -250,6 +253,18 @@ func (w *world) resetStats() {
 		for _, p := range h.nics {
 			p.dev.ResetStats()
 		}
+		h.mem.ResetStats()
+		if h.qat != nil {
+			h.qat.ResetStats()
+		}
+		if h.stack != nil {
+			for _, in := range h.stack.instances {
+				in.ResetStats()
+			}
+		}
+	}
+	for _, l := range w.links {
+		l.ResetStats()
 	}
 	for _, a := range w.apps {
 		a.run.ResetStats(now)
@@ -271,27 +286,7 @@ func (w *world) figures() report.Tree {
 				nt.Set("xstats."+x.Name, float64(x.Value))
 			}
 		}
-		var user, kernel time.Duration
-		for _, c := range h.sortedCores() {
-			s := c.Stats()
-			ct := ht.Sub(fmt.Sprintf("cpu.%d", c.ID))
-			ct.Set("user_pct", report.Round(100*s.User.Seconds()/window.Seconds(), 3))
-			ct.Set("kernel_pct", report.Round(100*s.Kernel.Seconds()/window.Seconds(), 3))
-			ct.Set("busy_pct", report.Round(100*s.Utilisation(window), 3))
-			ct.Set("turns", float64(s.Turns))
-			user += s.User
-			kernel += s.Kernel
-		}
-		if len(h.cores) > 0 {
-			n := float64(len(h.cores))
-			ht.Set("cpu.all.user_pct", report.Round(100*user.Seconds()/window.Seconds()/n, 3))
-			ht.Set("cpu.all.kernel_pct", report.Round(100*kernel.Seconds()/window.Seconds()/n, 3))
-			ht.Set("cpu.all.busy_pct", report.Round(100*(user+kernel).Seconds()/window.Seconds()/n, 3))
-			// The run queue's average (what the load average counts): one
-			// thread per core and none waiting for a CPU, so it is the
-			// busy cores on average.
-			ht.Set("cpu.all.run_queue", report.Round((user+kernel).Seconds()/window.Seconds(), 3))
-		}
+		cpuFigures(ht, h, window)
 		hugepageFigures(ht.Sub("hugepages"), h.mem.Stats())
 		if h.qat != nil {
 			ht.AddStruct("qat", h.qat.Stats())

@@ -21,24 +21,56 @@ type Poller interface {
 // core clock rate. sim/cost builds it from a cost-model file.
 type Prices [hw.NumCostOps]int64
 
+// LayerIdlePoll is the layer charged for the idle turns of a spinning
+// core: polling that found nothing.
+const LayerIdlePoll = "idle_poll"
+
+// layerDefault is the layer of pollers attached without one.
+const layerDefault = "work"
+
+// OpStat is what one operation cost a core: how many units were charged
+// and their price in picoseconds, summed.
+type OpStat struct {
+	Count int64
+	PS    int64
+}
+
+// LayerStats is the work one layer charged to a core, by operation.
+type LayerStats struct {
+	// Layer names who charged: "driver", "stack", an app's name, an
+	// app's "name;zlibshim" ... (semicolons nest, as in folded stacks).
+	Layer string
+	Ops   [hw.NumCostOps]OpStat
+}
+
 // CoreStats is what a core did.
 type CoreStats struct {
-	// Busy is time spent on charged work, by CPU mode.
-	User, Kernel time.Duration
+	// Busy is time spent on charged work, by CPU mode. It is the sum of
+	// the layers' picoseconds, truncated to nanoseconds; UserPS and
+	// KernelPS are the exact sums.
+	User, Kernel     time.Duration
+	UserPS, KernelPS int64
 	// Idle is time the core had nothing to do. On a spinning (poll-mode)
 	// core this time is still burnt polling; Spinning says so.
 	Idle     time.Duration
 	Spinning bool
 	// Turns counts poll-loop turns; IdleTurns those that found nothing.
 	Turns, IdleTurns uint64
-	// Ops counts each operation charged.
+	// Ops counts each operation charged, over all layers.
 	Ops [hw.NumCostOps]int64
+	// Layers is the charged work by layer and operation, in the order
+	// the layers were first named on the core. Every picosecond of
+	// UserPS+KernelPS is in exactly one layer's operation.
+	Layers []LayerStats
 }
+
+// BusyPS is the charged work of the window in picoseconds.
+func (s CoreStats) BusyPS() int64 { return s.UserPS + s.KernelPS }
 
 // Core is a simulated CPU (an lcore). Work runs on it in turns; each turn
 // makes the core busy for the price of what was charged, and the next turn
 // cannot start before that. A core implements hw.Meter for the code it
-// runs.
+// runs; Meter gives views of it that attribute charges to a layer.
 type Core struct {
 	// ID is the CPU number on its machine; Node its NUMA node.
 	ID, Node int
@@ -46,18 +78,35 @@ type Core struct {
 	eng     *Engine
 	prices  *Prices
 	spins   bool
-	pollers []Poller
+	pollers []attached
 	turn    *Timer
 
 	busyUntil time.Duration
 	inTurn    bool
 	again     bool
 	turnStart time.Duration
-	chargedPS [2]int64 // this turn, by mode
-	idled     time.Duration
+	// turnPS is what the running turn has charged; carryPS the
+	// sub-nanosecond remainder of the turns before, so that the core's
+	// busy time is exactly the sum of its charges.
+	turnPS  int64
+	carryPS int64
+	idled   time.Duration
+	// current is the layer of the poller running now; plain Charge calls
+	// are attributed to it.
+	current int
+
+	layerNames []string
+	meters     []*LayerMeter
 
 	statsSince time.Duration
 	stats      CoreStats
+	layerOps   [][hw.NumCostOps]OpStat
+}
+
+// attached is a poller with the layer its charges go to.
+type attached struct {
+	p     Poller
+	layer int
 }
 
 // NewCore returns an idle core. A spinning core is a DPDK poll-mode lcore:
@@ -67,13 +116,41 @@ func NewCore(e *Engine, id, node int, prices *Prices, spins bool) *Core {
 	c := &Core{ID: id, Node: node, eng: e, prices: prices, spins: spins}
 	c.turn = NewTimer(e, c, 0)
 	c.stats.Spinning = spins
+	// Layer 0 takes what is charged before any poller runs.
+	c.current = c.layer(layerDefault)
 	return c
 }
 
-// Attach adds a poller to the core and wakes the core now.
-func (c *Core) Attach(p Poller) {
-	c.pollers = append(c.pollers, p)
+// Attach adds a poller to the core, its charges attributed to the layer
+// "work", and wakes the core now.
+func (c *Core) Attach(p Poller) { c.AttachAs(layerDefault, p) }
+
+// AttachAs adds a poller whose charges (through the meter its Poll is
+// given) are attributed to layer, and wakes the core now.
+func (c *Core) AttachAs(layer string, p Poller) {
+	c.pollers = append(c.pollers, attached{p: p, layer: c.layer(layer)})
 	c.Wake(c.eng.Now())
+}
+
+// Meter returns a view of the core that charges it as the layer named:
+// the meter a NIC queue, a shim or a driver bound to this core charges
+// through, whichever poller's turn it runs in. The same name gives the
+// same view.
+func (c *Core) Meter(layer string) *LayerMeter {
+	return c.meters[c.layer(layer)]
+}
+
+// layer returns the index of a layer, adding it on first use.
+func (c *Core) layer(name string) int {
+	for i, n := range c.layerNames {
+		if n == name {
+			return i
+		}
+	}
+	c.layerNames = append(c.layerNames, name)
+	c.meters = append(c.meters, &LayerMeter{c: c, layer: len(c.layerNames) - 1})
+	c.layerOps = append(c.layerOps, [hw.NumCostOps]OpStat{})
+	return len(c.layerNames) - 1
 }
 
 // Wake asks for a turn at time at (or as soon after as the core is free):
@@ -92,16 +169,36 @@ func (c *Core) Now() time.Duration {
 	if !c.inTurn {
 		return max(c.eng.Now(), c.busyUntil)
 	}
-	return c.turnStart + time.Duration((c.chargedPS[0]+c.chargedPS[1])/1000) + c.idled
+	return c.turnStart + time.Duration((c.carryPS+c.turnPS)/1000) + c.idled
 }
 
-// Charge implements hw.Meter.
-func (c *Core) Charge(op hw.CostOp, count int64) {
+// Charge implements hw.Meter, attributing the work to the layer of the
+// poller running now.
+func (c *Core) Charge(op hw.CostOp, count int64) { c.charge(c.current, op, count) }
+
+func (c *Core) charge(layer int, op hw.CostOp, count int64) {
 	if int(op) >= hw.NumCostOps || count <= 0 {
 		return
 	}
+	ps := c.prices[op] * count
 	c.stats.Ops[op] += count
-	c.chargedPS[op.Mode()] += c.prices[op] * count
+	s := &c.layerOps[layer][op]
+	s.Count += count
+	s.PS += ps
+	if op.Mode() == hw.ModeKernel {
+		c.stats.KernelPS += ps
+	} else {
+		c.stats.UserPS += ps
+	}
+	if !c.inTurn {
+		// Work done outside a turn (a process attaching to a device at
+		// start-up, an event's action) occupies the core from now.
+		d := c.carryPS + ps
+		c.busyUntil = max(c.eng.Now(), c.busyUntil) + time.Duration(d/1000)
+		c.carryPS = d % 1000
+		return
+	}
+	c.turnPS += ps
 }
 
 // Idle implements hw.Meter: the running work waits d without using the
@@ -116,12 +213,13 @@ func (c *Core) Idle(d time.Duration) {
 func (c *Core) Fire(e *Engine, _ uint64) {
 	c.inTurn, c.again = true, false
 	c.turnStart = e.Now()
-	c.chargedPS = [2]int64{}
+	c.turnPS = 0
 	c.idled = 0
 	worked := false
 	next := Never
-	for _, p := range c.pollers {
-		w, n := p.Poll(c)
+	for _, a := range c.pollers {
+		c.current = a.layer
+		w, n := a.p.Poll(c)
 		worked = worked || w
 		next = min(next, n)
 	}
@@ -129,12 +227,12 @@ func (c *Core) Fire(e *Engine, _ uint64) {
 	if !worked {
 		c.stats.IdleTurns++
 		if c.spins {
-			c.Charge(hw.CostPollIdle, 1)
+			c.charge(c.layer(LayerIdlePoll), hw.CostPollIdle, 1)
 		}
 	}
 	end := c.Now()
+	c.carryPS = (c.carryPS + c.turnPS) % 1000
 	c.inTurn = false
-	c.account(end)
 	c.busyUntil = end
 	switch {
 	case worked || c.again:
@@ -144,30 +242,27 @@ func (c *Core) Fire(e *Engine, _ uint64) {
 	}
 }
 
-// account adds a turn's charged time to the statistics, unless the turn
-// ended before the measurement window began. Idle time is derived from
-// the window in Stats.
-func (c *Core) account(end time.Duration) {
-	if end <= c.statsSince {
-		return
-	}
-	c.stats.User += time.Duration(c.chargedPS[hw.ModeUser] / 1000)
-	c.stats.Kernel += time.Duration(c.chargedPS[hw.ModeKernel] / 1000)
-}
-
 // ResetStats starts a new measurement window at the current time, as the
-// end of a warm-up does.
+// end of a warm-up does. It runs between turns, so every charge is in
+// exactly one window.
 func (c *Core) ResetStats() {
 	c.statsSince = c.eng.Now()
 	c.stats = CoreStats{Spinning: c.spins}
+	clear(c.layerOps)
 }
 
 // Stats returns what the core did since the last ResetStats. Idle is the
 // time of the window not spent on charged work.
 func (c *Core) Stats() CoreStats {
 	s := c.stats
+	s.User = time.Duration(s.UserPS / 1000)
+	s.Kernel = time.Duration(s.KernelPS / 1000)
 	window := c.eng.Now() - c.statsSince
-	s.Idle = max(0, window-s.User-s.Kernel)
+	s.Idle = max(0, window-time.Duration(s.BusyPS()/1000))
+	s.Layers = make([]LayerStats, 0, len(c.layerNames))
+	for i, name := range c.layerNames {
+		s.Layers = append(s.Layers, LayerStats{Layer: name, Ops: c.layerOps[i]})
+	}
 	return s
 }
 
@@ -177,5 +272,27 @@ func (s CoreStats) Utilisation(window time.Duration) float64 {
 	if window <= 0 {
 		return 0
 	}
-	return float64(s.User+s.Kernel) / float64(window)
+	return float64(s.BusyPS()) / 1000 / float64(window)
 }
+
+// LayerMeter is a view of a core that attributes what it is charged to
+// one layer. Its clock is the core's.
+type LayerMeter struct {
+	c     *Core
+	layer int
+}
+
+// Now implements hw.Meter.
+func (m *LayerMeter) Now() time.Duration { return m.c.Now() }
+
+// Charge implements hw.Meter.
+func (m *LayerMeter) Charge(op hw.CostOp, count int64) { m.c.charge(m.layer, op, count) }
+
+// Idle implements hw.Meter.
+func (m *LayerMeter) Idle(d time.Duration) { m.c.Idle(d) }
+
+// Wake rings the core's doorbell, as Core.Wake.
+func (m *LayerMeter) Wake(at time.Duration) { m.c.Wake(at) }
+
+// Core returns the core the view charges.
+func (m *LayerMeter) Core() *Core { return m.c }

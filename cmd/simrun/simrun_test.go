@@ -105,7 +105,9 @@ var _ = Describe("simrun run", func() {
 		Expect(string(page)).To(ContainSubstring("Throughput over time (frames received)"))
 		Expect(string(page)).To(ContainSubstring("Throughput over time (frames forwarded)"))
 		Expect(string(page)).To(ContainSubstring("CPU per core over time: default, host server"))
-		Expect(strings.Count(string(page), "<svg")).To(Equal(6))
+		// Two flame graphs: one CPU profile per host.
+		Expect(strings.Count(string(page), "<svg")).To(Equal(8))
+		Expect(string(page)).To(ContainSubstring("CPU profile: default, host server"))
 	})
 
 	It("keeps wall-clock figures out of report.json unless --timing asks for them", func() {

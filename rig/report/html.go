@@ -58,6 +58,14 @@ code{background:#f4f4f4}</style></head><body>` + "\n")
 			}
 		}
 	}
+	if len(r.Profiles) > 0 {
+		b.WriteString("<h2>Where the CPU went</h2>\n<p>The simulated CPU profile of each host: every charge its cores took, by the layer that charged it and the cost operation (the figures HOST.cpu.*.ops and .layers; the folded stacks are in VARIANT.cpu.folded, for flamegraph.pl or speedscope).</p>\n")
+		for _, p := range r.Profiles {
+			if svg := flameSVG(p); svg != "" {
+				b.WriteString("<figure>" + svg + "</figure>\n")
+			}
+		}
+	}
 	b.WriteString("<h2>Figures</h2>\n<table><tr><th>figure</th>")
 	for _, v := range r.Variants {
 		fmt.Fprintf(&b, "<th>%s</th>", e(v))

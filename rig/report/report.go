@@ -38,6 +38,10 @@ type Report struct {
 	Latencies []Distribution `json:"-"`
 	// Series are figures over time, for report.html.
 	Series []Series `json:"-"`
+	// Profiles are each host's simulated CPU profile per variant, for
+	// the folded-stack files and report.html's flame graphs (their
+	// figures are in Figures: HOST.cpu.*.ops and .layers).
+	Profiles []Profile `json:"-"`
 	// Timing is what the run cost in wall-clock time. It is left out of
 	// report.json unless asked for (simrun run --timing), because the
 	// same scenario and seed must give the same report.json.

@@ -24,14 +24,14 @@ type txDesc struct {
 type rxQueue struct {
 	ring  ring[*hw.Mbuf]
 	pool  hw.Mempool
-	core  *sim.Core
+	core  QueueCore
 	ready bool
 	stats QueueStats
 }
 
 type txQueue struct {
 	ring  ring[txDesc]
-	core  *sim.Core
+	core  QueueCore
 	ready bool
 	stats QueueStats
 }
@@ -306,11 +306,20 @@ func (p *Port) Stop() error {
 	return nil
 }
 
+// QueueCore is the lcore a queue is bound to: burst calls on the queue
+// are charged to its meter, and arrivals ring its doorbell. A *sim.Core
+// is one; so is a sim.LayerMeter (the driver's share of a core), or a
+// meter that prices the work as another driver does (the kernel's).
+type QueueCore interface {
+	hw.Meter
+	Wake(at time.Duration)
+}
+
 // BindQueue makes core the lcore that polls rx queue q and transmits on
 // tx queue q: the NIC rings its doorbell (Wake) when a packet lands on
 // rx queue q, and burst calls on queue q are charged to it. Unbound
 // queues charge nothing. It is simulation wiring, not part of hw.EthDev.
-func (p *Port) BindQueue(q int, core *sim.Core) error {
+func (p *Port) BindQueue(q int, core QueueCore) error {
 	if q < 0 || (q >= len(p.rx) && q >= len(p.tx)) {
 		return fmt.Errorf("nic %q bind queue %d: port has %d rx and %d tx queues", p.name, q, len(p.rx), len(p.tx))
 	}
@@ -351,7 +360,7 @@ func (p *Port) RxQueueCount(q int) int {
 
 // queueNow is the time of the lcore that owns tx queue q: a core in the
 // middle of a turn is ahead of the engine by the work it has charged.
-func (p *Port) queueNow(core *sim.Core) time.Duration {
+func (p *Port) queueNow(core QueueCore) time.Duration {
 	if core != nil {
 		return core.Now()
 	}

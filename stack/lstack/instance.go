@@ -21,8 +21,8 @@ type Config struct {
 	Iface iface.Config
 	// TCP is the TCP configuration.
 	TCP tcp.Config
-	// Mode selects the prices charged: the user-space stack's or the
-	// kernel's.
+	// Mode says how applications reach the instance: the user-space
+	// stack's rings or the kernel's system calls.
 	Mode Mode
 	// RemoteMemory is how much dearer the packet memory (the port's
 	// mbuf pool and its descriptor rings) is for the instance's core than
@@ -67,9 +67,7 @@ type Instance struct {
 	ifc   *iface.Interface
 	tcp   *tcp.Stack
 	mode  Mode
-	// raw is the core's meter; meter is what the layers charge (the
-	// kernel's prices in ModeKernel).
-	raw   hw.Meter
+	// meter is what the layers charge: the meter Poll was last given.
 	meter hw.Meter
 	now   time.Duration
 	txOff hw.TxOffloads
@@ -191,15 +189,21 @@ func (in *Instance) TCP() *tcp.Stack { return in.tcp }
 // Stats returns the instance's counters.
 func (in *Instance) Stats() Stats { return in.stats }
 
+// ResetStats starts a new measurement window (the end of a warm-up): the
+// instance's counters and those of its network layer and TCP go to zero;
+// what they hold (connections, neighbours) stays.
+func (in *Instance) ResetStats() {
+	in.stats = Stats{}
+	in.ifc.ResetStats()
+	in.tcp.ResetStats()
+}
+
 // Poll runs one turn: receive a burst, run the layers' timers, and send
 // what they produced. It reports whether it did any work and its next
 // deadline.
 func (in *Instance) Poll(m hw.Meter) (bool, time.Duration) {
-	if in.raw != m {
-		in.raw, in.meter = m, m
-		if in.mode == ModeKernel {
-			in.meter = kernelMeter{m}
-		}
+	if in.meter != m {
+		in.meter = m
 		in.ifc.SetMeter(in.meter)
 		in.tcp.SetMeter(in.meter)
 	}
@@ -213,9 +217,6 @@ func (in *Instance) Poll(m hw.Meter) (bool, time.Duration) {
 	in.arpInbox = in.arpInbox[:0]
 	n := in.dev.RxBurst(in.queue, in.rx[:])
 	if n > 0 {
-		if in.mode == ModeKernel {
-			in.meter.Charge(hw.CostInterrupt, 1)
-		}
 		in.stats.RxBursts++
 		in.stats.RxPackets += uint64(n)
 		for i, mb := range in.rx[:n] {

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/simhost"
 	"github.com/savanna-sim/savanna/sim"
 	"github.com/savanna-sim/savanna/sim/cost"
 	"github.com/savanna-sim/savanna/sim/nic"
@@ -36,12 +37,11 @@ func modeNode(eng *sim.Engine, id uint16, name, addr string, mode lstack.Mode) (
 	Expect(port.SetupTxQueue(0, 1024)).To(Succeed())
 	Expect(port.Start()).To(Succeed())
 	core := sim.NewCore(eng, int(id), 0, cost.Default().Prices(2.6), mode == lstack.ModeLstack)
-	Expect(port.BindQueue(0, core)).To(Succeed())
 	in, err := lstack.New(lstack.Config{Iface: iface.Config{Address: addr}, TCP: tcp.DefaultConfig(), Mode: mode, TxOffloads: txOff},
 		port, 0, pool, eng.RNG("tcp:"+name))
 	Expect(err).NotTo(HaveOccurred())
 	in.Start(eng.Now())
-	core.Attach(in)
+	Expect(simhost.BindStack(core, port, 0, in)).To(Succeed())
 	return in, core, port
 }
 

@@ -1,0 +1,78 @@
+package cost
+
+import (
+	"time"
+
+	"github.com/savanna-sim/savanna/hw"
+)
+
+// KernelPath is a meter decorator that prices the work of a network stack
+// as Linux's kernel spends it, for a host whose scenario says
+// stack.kind: kernel. The protocol code is the same engines the
+// user-space stack runs; only what their work costs differs, and that is a
+// model, so it lives here with the prices and not in stack/. The rig puts
+// it between a kernel-stack core and both the NIC queue it serves and the
+// stack instance it runs.
+//
+// What a received packet costs on such a core is an interrupt per burst
+// that found packets (NAPI coalesces the packets behind it, which the
+// burst models), softirq work per packet and the kernel's IP and TCP
+// input (ip_rcv, tcp_v4_rcv); no DPDK driver price. Transmit is the
+// kernel's IP and TCP output, the driver's part included. A kernel core
+// sleeps instead of spinning, so idle polls cost nothing.
+type KernelPath struct {
+	m    hw.Meter
+	wake func(at time.Duration)
+}
+
+// NewKernelPath decorates m; wake, when not nil, is the core's doorbell,
+// so that the decorated meter can be bound to a NIC queue.
+func NewKernelPath(m hw.Meter, wake func(at time.Duration)) *KernelPath {
+	return &KernelPath{m: m, wake: wake}
+}
+
+// Now implements hw.Meter.
+func (k *KernelPath) Now() time.Duration { return k.m.Now() }
+
+// Idle implements hw.Meter.
+func (k *KernelPath) Idle(d time.Duration) { k.m.Idle(d) }
+
+// Wake rings the decorated core's doorbell.
+func (k *KernelPath) Wake(at time.Duration) {
+	if k.wake != nil {
+		k.wake(at)
+	}
+}
+
+// Charge implements hw.Meter: the user-space stack's and the PMD's
+// operations become the kernel's; every other operation is charged as it
+// is.
+func (k *KernelPath) Charge(op hw.CostOp, n int64) {
+	switch op {
+	case hw.CostNICRxBurst, hw.CostStackEthRx:
+		// The interrupt is charged with the burst's packets below; the
+		// Ethernet demultiplexing is part of softirq_packet.
+	case hw.CostNICRxPacket:
+		if n > 0 {
+			k.m.Charge(hw.CostInterrupt, 1)
+			k.m.Charge(hw.CostSoftirqPacket, n)
+		}
+	case hw.CostNICTxBurst, hw.CostNICTxPacket:
+		// The driver's transmit work is in the kernel's IP output price.
+	case hw.CostPollIdle:
+		// A kernel core sleeps instead of spinning.
+	case hw.CostStackIPRx:
+		k.m.Charge(hw.CostKernelIPRx, n)
+	case hw.CostStackIPTx:
+		k.m.Charge(hw.CostKernelIPTx, n)
+	case hw.CostStackTCPRx:
+		k.m.Charge(hw.CostKernelTCPRx, n)
+	case hw.CostStackTCPTx:
+		k.m.Charge(hw.CostKernelTCPTx, n)
+	case hw.CostCopyByte:
+		// Copies inside the stack are the kernel's skb copies.
+		k.m.Charge(hw.CostKernelCopyByte, n)
+	default:
+		k.m.Charge(op, n)
+	}
+}
