@@ -15,9 +15,10 @@ import (
 // its time went, and the host's roll-up:
 //
 //	cpu.ID.{user,kernel,busy}_pct, turns, busy_ns
-//	cpu.ID.ops.OP.{count,ns}        every operation charged
-//	cpu.ID.layers.LAYER.ns          every layer that charged (a;b nests as a.b)
+//	cpu.ID.ops.OP.{count,ns}        every operation (zeros included)
+//	cpu.ID.layers.LAYER.ns          every layer work runs as (a;b nests as a.b)
 //	cpu.all.*                       the same over the host's cores
+//	cpu.ID.during.APP.busy_pct      busy while a load generator was active
 //
 // Nanoseconds keep the picoseconds the cost model prices in (three
 // decimals), so a core's ops.*.ns and layers.*.ns add up exactly to its
@@ -64,14 +65,11 @@ func opFigures(t report.Tree, layers []sim.LayerStats) {
 			ops[op].PS += s.PS
 			ps += s.PS
 		}
-		if ps > 0 {
-			t.Set("layers."+strings.ReplaceAll(l.Layer, ";", ".")+".ns", psToNS(ps))
-		}
+		t.Set("layers."+strings.ReplaceAll(l.Layer, ";", ".")+".ns", psToNS(ps))
 	}
+	// Every operation is listed, zeros too, so that an expectation over
+	// one (ops.softirq_packet.count == 0) always names a figure.
 	for op, s := range ops {
-		if s.Count == 0 {
-			continue
-		}
 		name := hw.CostOp(op).Name()
 		t.Set("ops."+name+".count", float64(s.Count))
 		t.Set("ops."+name+".ns", psToNS(s.PS))
@@ -135,4 +133,62 @@ func (w *world) profiles() []report.Profile {
 		}
 	}
 	return out
+}
+
+// activeApp is a runner with an active phase: a load generator that
+// starts sending at some time and may finish before the run ends.
+type activeApp interface {
+	// Active is when it sent its first request of the measured window
+	// and when it finished (the run's end if it did not); ok is false
+	// when it sent nothing in the window.
+	Active() (start, end time.Duration, ok bool)
+}
+
+// activeFigures gives, for each load generator, its active phase
+// (APP.active.{start_ms,end_ms,seconds}) and every core's busy share
+// during it (HOST.cpu.ID.during.APP.busy_pct and the host's
+// cpu.all.during.APP.busy_pct): a server that was saturated while a
+// benchmark ran that finished early shows 100% there and less over the
+// window. The shares come from the sampler's readings, interpolated
+// within a sampling step. Before a run (and for a generator that never
+// sent) the figures are 0, so that expectations can name them.
+func (w *world) activeFigures(t report.Tree) {
+	since := w.v.File.Warmup
+	for _, a := range w.apps {
+		aa, ok := a.run.(activeApp)
+		if !ok {
+			continue
+		}
+		start, end, ok := aa.Active()
+		start = max(start, since)
+		active := ok && w.sampler != nil && end > start
+		span := end - start
+		at := t.Sub(a.name + ".active")
+		at.Set("start_ms", 0)
+		at.Set("end_ms", 0)
+		at.Set("seconds", 0)
+		if active {
+			at.Set("start_ms", report.Round(float64(start-since)/1e6, 6))
+			at.Set("end_ms", report.Round(float64(end-since)/1e6, 6))
+			at.Set("seconds", report.Round(span.Seconds(), 9))
+		}
+		i := 0
+		for _, hn := range w.hostOrder {
+			h := w.hosts[hn]
+			cores := h.sortedCores()
+			var sum float64
+			for _, c := range cores {
+				var p float64
+				if active {
+					p = 100 * w.sampler.busyBetween(i, start, end) / 1000 / float64(span)
+				}
+				t.Sub(fmt.Sprintf("%s.cpu.%d.during.%s", hn, c.ID, a.name)).Set("busy_pct", report.Round(p, 3))
+				sum += p
+				i++
+			}
+			if len(cores) > 0 {
+				t.Sub(hn+".cpu.all.during."+a.name).Set("busy_pct", report.Round(sum/float64(len(cores)), 3))
+			}
+		}
+	}
 }

@@ -127,3 +127,26 @@ var _ = Describe("CPU attribution", func() {
 		Expect(fig(r, "software", "web.cpu.all.layers.http.zlibshim.ns")).To(BeNumerically(">", 0))
 	})
 })
+
+var _ = Describe("busy over a load generator's active phase", func() {
+	It("shows a server saturated while the benchmark ran, where the window's average shows less", func() {
+		// 40,000 requests take the kernel server ~100 ms of a 400 ms run.
+		r := runScenario(bundled("gazelle-redis", "requests: 100000", "requests: 20000"))
+		window := fig(r, "kernel", "sim.seconds")
+		active := fig(r, "kernel", "redis_benchmark.active.seconds")
+		Expect(fig(r, "kernel", "redis_benchmark.finished")).To(Equal(1.0))
+		Expect(active).To(BeNumerically(">", 0))
+		Expect(active).To(BeNumerically("<", window/2))
+		over := fig(r, "kernel", "server.cpu.all.busy_pct")
+		during := fig(r, "kernel", "server.cpu.all.during.redis_benchmark.busy_pct")
+		Expect(during).To(BeNumerically(">", 2*over))
+		// A kernel core sleeps when it has nothing to do, so the work of
+		// the window is that of the active phase, less the connections'
+		// set-up before the first request and their close after the last.
+		Expect(during * active).To(BeNumerically("<=", over*window))
+		Expect(during * active).To(BeNumerically(">", over*window*0.95))
+		for _, id := range []string{"8", "9", "10", "11"} {
+			Expect(fig(r, "kernel", "server.cpu."+id+".during.redis_benchmark.busy_pct")).To(BeNumerically(">", fig(r, "kernel", "server.cpu."+id+".busy_pct")))
+		}
+	})
+})

@@ -149,3 +149,18 @@ func Check(s *scenario.Scenario) error {
 	}
 	return nil
 }
+
+// Figures builds every variant of s without running it and returns each
+// one's figure tree: the names a run's report will have, with values
+// that mean nothing yet.
+func Figures(s *scenario.Scenario) (map[string]report.Tree, error) {
+	env := map[string]report.Tree{}
+	for _, v := range s.Variants {
+		w, err := build(s, v, Options{}, v.Seed())
+		if err != nil {
+			return nil, err
+		}
+		env[v.Name] = w.figures()
+	}
+	return env, nil
+}

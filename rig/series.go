@@ -2,6 +2,7 @@ package rig
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/savanna-sim/savanna/rig/report"
@@ -56,6 +57,12 @@ type sampler struct {
 	last    []float64
 	lastAt  time.Duration
 	series  []report.Series
+	// cores are every host's cores; busy[i] is core i's charged work
+	// (picoseconds since the window began) at each of at, for busy
+	// percentages over an app's active phase.
+	cores []*sim.Core
+	at    []time.Duration
+	busy  [][]int64
 }
 
 // newSampler lists the probes of a built world: per core, user and
@@ -69,13 +76,14 @@ func (w *world) newSampler() *sampler {
 		cpuPlot := fmt.Sprintf("CPU per core over time: %s, host %s", variant, name)
 		for _, c := range h.sortedCores() {
 			panel := fmt.Sprintf("core %d", c.ID)
-			var cs sim.CoreStats
-			s.refresh = append(s.refresh, func() { cs = c.Stats() })
+			var user, kernel int64
+			s.refresh = append(s.refresh, func() { user, kernel = c.ChargedPS() })
 			s.probes = append(s.probes,
 				probe{plot: cpuPlot, yLabel: "% of the core", panel: panel, line: "user", stacked: true, rate: true, scale: 100, ceiling: 100,
-					read: func() float64 { return cs.User.Seconds() }},
+					read: func() float64 { return float64(user) / 1e12 }},
 				probe{plot: cpuPlot, yLabel: "% of the core", panel: panel, line: "kernel", stacked: true, rate: true, scale: 100, ceiling: 100,
-					read: func() float64 { return cs.Kernel.Seconds() }})
+					read: func() float64 { return float64(kernel) / 1e12 }})
+			s.cores = append(s.cores, c)
 		}
 		if h.qat == nil {
 			continue
@@ -141,6 +149,39 @@ func (s *sampler) start(now time.Duration) {
 		s.last[i] = p.read()
 	}
 	s.lastAt = now
+	s.busy = make([][]int64, len(s.cores))
+	s.recordBusy(now)
+}
+
+// recordBusy notes every core's charged work at now.
+func (s *sampler) recordBusy(now time.Duration) {
+	s.at = append(s.at, now)
+	for i, c := range s.cores {
+		u, k := c.ChargedPS()
+		s.busy[i] = append(s.busy[i], u+k)
+	}
+}
+
+// busyBetween is core i's charged work from a to b, in picoseconds, from
+// the samples, interpolated linearly within a step: exact at the steps,
+// within a step's share of a turn otherwise.
+func (s *sampler) busyBetween(i int, a, b time.Duration) float64 {
+	return s.busyAt(i, b) - s.busyAt(i, a)
+}
+
+func (s *sampler) busyAt(i int, t time.Duration) float64 {
+	at, busy := s.at, s.busy[i]
+	switch {
+	case len(at) == 0:
+		return 0
+	case t <= at[0]:
+		return float64(busy[0])
+	case t >= at[len(at)-1]:
+		return float64(busy[len(busy)-1])
+	}
+	j := sort.Search(len(at), func(j int) bool { return at[j] >= t })
+	f := float64(t-at[j-1]) / float64(at[j]-at[j-1])
+	return float64(busy[j-1]) + f*float64(busy[j]-busy[j-1])
 }
 
 // sample adds one point per probe at now.
@@ -164,4 +205,5 @@ func (s *sampler) sample(now time.Duration) {
 		ser.Values = append(ser.Values, report.Round(y*p.scale, 6))
 	}
 	s.lastAt = now
+	s.recordBusy(now)
 }

@@ -5,15 +5,10 @@ import (
 	"net/netip"
 	"sort"
 	"strconv"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
-	apphttp "github.com/savanna-sim/savanna/apps/http"
-	"github.com/savanna-sim/savanna/apps/latency"
-	"github.com/savanna-sim/savanna/apps/redis"
 	"github.com/savanna-sim/savanna/apps/resp"
-	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/internal/rss"
 	"github.com/savanna-sim/savanna/internal/simhost"
 	"github.com/savanna-sim/savanna/rig/report"
@@ -21,7 +16,6 @@ import (
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/tcp"
-	"github.com/savanna-sim/savanna/zlibshim"
 )
 
 // hostStack is a host's network stack: one instance per stack core, each
@@ -146,123 +140,6 @@ func (w *world) stackApp(h *host, key string) (*hostStack, error) {
 	return h.stack, nil
 }
 
-type redisServerSpec struct {
-	AppCommon `yaml:",inline"`
-	Port      uint16 `yaml:"port"`
-}
-
-type redisServerRunner struct{ servers []*redis.Server }
-
-func (r redisServerRunner) ResetStats(time.Duration) {
-	for _, s := range r.servers {
-		s.ResetStats()
-	}
-}
-
-// Completed is the commands the servers ran.
-func (r redisServerRunner) Completed(time.Duration) (uint64, string) {
-	var n uint64
-	for _, s := range r.servers {
-		n += s.Stats().Commands
-	}
-	return n, "requests"
-}
-
-func (r redisServerRunner) Figures(time.Duration) any {
-	out := map[string]redis.ServerStats{}
-	var total redis.ServerStats
-	for i, s := range r.servers {
-		st := s.Stats()
-		out[strconv.Itoa(i)] = st
-		total.Accepted += st.Accepted
-		total.Closed += st.Closed
-		total.Commands += st.Commands
-		total.ProtocolErrors += st.ProtocolErrors
-		total.Open += st.Open
-	}
-	return struct {
-		Total       redis.ServerStats            `json:"total"`
-		PerInstance map[string]redis.ServerStats `json:"instance"`
-	}{total, out}
-}
-
-func buildRedisServer(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
-	var spec redisServerSpec
-	if err := w.v.Decode(key, node, &spec); err != nil {
-		return "", nil, err
-	}
-	if spec.Port == 0 {
-		spec.Port = 6379
-	}
-	hs, err := w.stackApp(h, key)
-	if err != nil {
-		return "", nil, err
-	}
-	var r redisServerRunner
-	for i, in := range hs.instances {
-		s, err := redis.NewServer(in, spec.Port, hs.store)
-		if err != nil {
-			return "", nil, w.v.Errorf(key+".port", "%v", err)
-		}
-		w.attach(h.cores[hs.cores[i]], s)
-		r.servers = append(r.servers, s)
-	}
-	return spec.Name, r, nil
-}
-
-type redisBenchSpec struct {
-	AppCommon         `yaml:",inline"`
-	redis.BenchConfig `yaml:",inline"`
-	// Target is the server's ip:port.
-	Target string `yaml:"target"`
-}
-
-type redisBenchRunner struct{ b *redis.Benchmark }
-
-func (r redisBenchRunner) ResetStats(time.Duration)   { r.b.ResetStats() }
-func (r redisBenchRunner) Latency() *latency.Recorder { return r.b.Latency() }
-func (r redisBenchRunner) Completed(time.Duration) (uint64, string) {
-	return uint64(r.b.Latency().Count()), "requests"
-}
-
-func (r redisBenchRunner) Figures(time.Duration) any {
-	s := r.b.Stats()
-	out := map[string]any{
-		"avg_ms": s.AvgMS, "p99_ms": s.P99MS, "errors": s.Errors,
-		"connect_failures": s.ConnectFailures, "finished": s.Finished,
-	}
-	for name, c := range s.Commands {
-		out[name] = c
-	}
-	return out
-}
-
-func buildRedisBenchmark(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
-	var spec redisBenchSpec
-	if err := w.v.Decode(key, node, &spec); err != nil {
-		return "", nil, err
-	}
-	if err := spec.BenchConfig.Validate(); err != nil {
-		return "", nil, w.v.Errorf(key, "%v", err)
-	}
-	remote, err := w.target(key, spec.Target, 6379)
-	if err != nil {
-		return "", nil, err
-	}
-	hs, err := w.stackApp(h, key)
-	if err != nil {
-		return "", nil, err
-	}
-	in := hs.instances[0]
-	ports := rssPorts(hs.port, in.Iface().Addr(), remote, 0)
-	b, err := redis.NewBenchmark(spec.BenchConfig, in, remote, ports)
-	if err != nil {
-		return "", nil, w.v.Errorf(key, "%v", err)
-	}
-	w.attach(h.cores[hs.cores[0]], b)
-	return spec.Name, redisBenchRunner{b}, nil
-}
-
 // target parses the ip:port a load generator connects to (key.target);
 // the error's example uses the app's usual port.
 func (w *world) target(key, target string, usualPort int) (tcp.Addr, error) {
@@ -296,120 +173,4 @@ func sortedKeys(m map[string]yaml.Node) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-type httpSpec struct {
-	AppCommon            `yaml:",inline"`
-	apphttp.ServerConfig `yaml:",inline"`
-}
-
-type httpRunner struct {
-	s *apphttp.Server
-}
-
-func (r httpRunner) ResetStats(time.Duration) { r.s.ResetStats() }
-func (r httpRunner) Completed(time.Duration) (uint64, string) {
-	return r.s.Stats().Requests, "requests"
-}
-
-// ShimFallbacks is the hardware failures of every worker's shim process,
-// current, draining and exited.
-func (r httpRunner) ShimFallbacks() uint64 {
-	var n uint64
-	for _, p := range r.s.Processes() {
-		n += p.Stats().Fallbacks.Total()
-	}
-	return n
-}
-
-func (r httpRunner) Figures(time.Duration) any {
-	t := report.Tree{}
-	t.AddStruct("server", r.s.Stats())
-	for _, p := range r.s.Processes() {
-		st := p.Stats()
-		t.Accumulate("shim", st)
-		t.AddStruct("shim_by_pid."+strconv.Itoa(int(p.PID())), st)
-	}
-	return t
-}
-
-func buildHTTP(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
-	var spec httpSpec
-	if err := w.v.Decode(key, node, &spec); err != nil {
-		return "", nil, err
-	}
-	if err := spec.ServerConfig.Validate(); err != nil {
-		return "", nil, w.v.Errorf(key, "%v", err)
-	}
-	hs, err := w.stackApp(h, key)
-	if err != nil {
-		return "", nil, err
-	}
-	pages := spec.Pages
-	if len(pages) == 0 {
-		pages = []int{16 << 10, 64 << 10, 128 << 10}
-	}
-	corpus := apphttp.NewCorpus(w.eng.RNG("corpus:"+h.name), pages)
-	var svc hw.CompressService
-	if h.qat != nil {
-		svc = h.qat
-	}
-	factory := func(site, worker int, cfg zlibshim.Config) (*zlibshim.Process, error) {
-		core := h.cores[hs.cores[site]]
-		pid := hw.ProcessID(worker)
-		if h.qat != nil {
-			h.qat.BindProcess(pid, w.appMeter(core, "qat_driver"))
-		}
-		return zlibshim.NewProcess(svc, pid, w.appMeter(core, "zlibshim"), cfg)
-	}
-	s, err := apphttp.NewServer(spec.ServerConfig, hs.instances, corpus, factory)
-	if err != nil {
-		return "", nil, w.v.Errorf(key, "%v", err)
-	}
-	for i, site := range s.Sites() {
-		w.attach(h.cores[hs.cores[i]], site)
-	}
-	h.reload = func() error { return s.Reload(w.eng.Now()) }
-	return spec.Name, httpRunner{s}, nil
-}
-
-type wrkSpec struct {
-	AppCommon         `yaml:",inline"`
-	apphttp.WrkConfig `yaml:",inline"`
-	// Target is the server's ip:port.
-	Target string `yaml:"target"`
-}
-
-type wrkRunner struct{ w *apphttp.Wrk }
-
-func (r wrkRunner) ResetStats(now time.Duration)  { r.w.ResetStats(now) }
-func (r wrkRunner) Figures(now time.Duration) any { return r.w.Stats(now) }
-func (r wrkRunner) Latency() *latency.Recorder    { return r.w.Latency() }
-func (r wrkRunner) Completed(now time.Duration) (uint64, string) {
-	return r.w.Stats(now).Requests, "requests"
-}
-
-func buildWrk(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
-	var spec wrkSpec
-	if err := w.v.Decode(key, node, &spec); err != nil {
-		return "", nil, err
-	}
-	if err := spec.WrkConfig.Validate(); err != nil {
-		return "", nil, w.v.Errorf(key, "%v", err)
-	}
-	remote, err := w.target(key, spec.Target, 80)
-	if err != nil {
-		return "", nil, err
-	}
-	hs, err := w.stackApp(h, key)
-	if err != nil {
-		return "", nil, err
-	}
-	in := hs.instances[0]
-	g, err := apphttp.NewWrk(spec.WrkConfig, in, remote, rssPorts(hs.port, in.Iface().Addr(), remote, 0))
-	if err != nil {
-		return "", nil, w.v.Errorf(key, "%v", err)
-	}
-	w.attach(h.cores[hs.cores[0]], g)
-	return spec.Name, wrkRunner{g}, nil
 }

@@ -301,6 +301,7 @@ func (w *world) figures() report.Tree {
 	for _, a := range w.apps {
 		t.Sub(a.name).AddStruct("", a.run.Figures(now))
 	}
+	w.activeFigures(t)
 	t.Set("sim.events", float64(w.eng.Fired()))
 	t.Set("sim.seconds", report.Round(window.Seconds(), 9))
 	return t

@@ -266,6 +266,11 @@ func (c *Core) Stats() CoreStats {
 	return s
 }
 
+// ChargedPS returns the work charged in the window so far, by CPU mode,
+// in picoseconds: what Stats gives as UserPS and KernelPS, without
+// building the rest.
+func (c *Core) ChargedPS() (user, kernel int64) { return c.stats.UserPS, c.stats.KernelPS }
+
 // Utilisation returns the share of the window spent on charged work, from
 // 0 to 1 (a spinning core's polling is not counted as work).
 func (s CoreStats) Utilisation(window time.Duration) float64 {

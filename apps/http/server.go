@@ -113,11 +113,13 @@ type Server struct {
 type site struct {
 	s       *Server
 	in      *lstack.Instance
+	set     *lstack.EventSet
 	ln      *tcp.Listener
 	current *worker
 	old     []*worker
-	owner   map[*tcp.Conn]*worker
 	events  []tcp.Event
+	// accepted is st.accept as a value made once, for AcceptAll.
+	accepted func(*tcp.Conn) any
 }
 
 // worker is one Tengine worker process on a site.
@@ -126,16 +128,18 @@ type worker struct {
 	// drainUntil is the earliest time an old worker may exit.
 	drainUntil time.Duration
 	proc       *zlibshim.Process
-	conns      map[*tcp.Conn]*httpConn
+	conns      int // open connections
 	draining   bool
 	leaked     []*zlibshim.Deflater
 	zbuf       []byte
 }
 
 type httpConn struct {
-	c   *tcp.Conn
-	in  []byte
-	out []byte
+	c      *tcp.Conn
+	w      *worker // the worker that accepted it
+	in     []byte
+	out    []byte
+	closed bool // dropped: its last events are ignored
 }
 
 // NewServer starts a worker on each instance, listening on cfg.Port.
@@ -155,11 +159,16 @@ func NewServer(cfg ServerConfig, instances []*lstack.Instance, corpus *Corpus, n
 	}
 	s := &Server{cfg: cfg, corpus: corpus, newProc: newProc}
 	for i, in := range instances {
-		ln, err := in.Listen(cfg.Port, 4096)
+		// The site's workers share the listener and an event set of
+		// their own: other applications on the instance do not see
+		// their events.
+		set := in.NewEventSet()
+		ln, err := set.Listen(cfg.Port, 4096)
 		if err != nil {
 			return nil, err
 		}
-		st := &site{s: s, in: in, ln: ln, owner: map[*tcp.Conn]*worker{}}
+		st := &site{s: s, in: in, set: set, ln: ln}
+		st.accepted = st.accept
 		w, err := s.startWorker(i)
 		if err != nil {
 			return nil, err
@@ -199,7 +208,7 @@ func (s *Server) startWorker(site int) (*worker, error) {
 			s.stats.StartsWithoutInstance++
 		}
 	}
-	return &worker{id: s.nextID, proc: p, conns: map[*tcp.Conn]*httpConn{}}, nil
+	return &worker{id: s.nextID, proc: p}, nil
 }
 
 // Reload starts a new worker on every site while the old ones drain:
@@ -232,12 +241,11 @@ func (s *Server) Stats() ServerStats {
 	return st
 }
 
-// ResetStats zeroes the request counters (the end of a warm-up).
-func (s *Server) ResetStats() {
-	keep := s.stats
-	s.stats = ServerStats{Reloads: keep.Reloads, WorkersExited: keep.WorkersExited, ProcessFailure: keep.ProcessFailure,
-		StartsWithoutInstance: keep.StartsWithoutInstance}
-}
+// ResetStats zeroes every counter (the end of a warm-up): each then
+// counts what happened in the measured window, reloads and worker starts
+// and exits included (the shim's own statistics keep a worker's start
+// failures). Workers and OldWorkers are the state now.
+func (s *Server) ResetStats() { s.stats = ServerStats{} }
 
 // Processes returns the shim processes of current, draining and exited
 // workers, for their statistics.
@@ -254,32 +262,32 @@ func (s *Server) Processes() []*zlibshim.Process {
 
 // Poll runs one turn of the site's event loop.
 func (st *site) Poll(m hw.Meter) (bool, time.Duration) {
-	st.events = st.in.TCP().Events(st.events[:0])
+	st.events = st.set.Events(st.events[:0])
 	worked := false
 	for _, ev := range st.events {
 		switch {
-		case ev.Listener == st.ln:
-			for {
-				c, ok := st.in.Accept(m, st.ln)
-				if !ok {
-					break
-				}
-				c.SetNoDelay(true) // nginx's tcp_nodelay on, the default
-				st.owner[c] = st.current
-				st.current.conns[c] = &httpConn{c: c}
-				st.s.stats.Accepted++
+		case ev.Listener != nil:
+			if st.set.AcceptAll(m, st.ln, st.accepted) > 0 {
 				worked = true
 			}
 		case ev.Conn != nil:
-			if w := st.owner[ev.Conn]; w != nil {
-				st.serve(m, w, w.conns[ev.Conn], ev.Mask)
+			if hc := ev.Data.(*httpConn); !hc.closed {
+				st.serve(m, hc.w, hc, ev.Mask)
 				worked = true
 			}
 		}
 	}
 	next := st.reap(m.Now())
-	st.in.Wait(m, worked)
+	st.set.Wait(m, worked)
 	return worked, next
+}
+
+// accept gives a connection AcceptAll took to the current worker.
+func (st *site) accept(c *tcp.Conn) any {
+	c.SetNoDelay(true) // nginx's tcp_nodelay on, the default
+	st.current.conns++
+	st.s.stats.Accepted++
+	return &httpConn{c: c, w: st.current}
 }
 
 func (st *site) serve(m hw.Meter, w *worker, hc *httpConn, mask tcp.EventMask) {
@@ -410,9 +418,12 @@ func (st *site) flush(m hw.Meter, w *worker, hc *httpConn) {
 }
 
 func (st *site) drop(m hw.Meter, w *worker, hc *httpConn) {
+	if hc.closed {
+		return
+	}
 	_ = st.in.Close(m, hc.c)
-	delete(w.conns, hc.c)
-	delete(st.owner, hc.c)
+	hc.closed = true
+	w.conns--
 }
 
 // reap ends old workers that have no connections left and whose drain
@@ -421,7 +432,7 @@ func (st *site) reap(now time.Duration) time.Duration {
 	next := hw.NoDeadline
 	kept := st.old[:0]
 	for _, w := range st.old {
-		if len(w.conns) > 0 || now < w.drainUntil {
+		if w.conns > 0 || now < w.drainUntil {
 			kept = append(kept, w)
 			if now < w.drainUntil {
 				next = min(next, w.drainUntil)

@@ -3,6 +3,7 @@ package http
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/savanna-sim/savanna/apps/latency"
@@ -40,34 +41,43 @@ func (c *WrkConfig) Validate() error {
 
 // WrkStats are wrk's report.
 type WrkStats struct {
-	Requests        uint64          `json:"requests"`
-	RPS             float64         `json:"rps"`
-	Status2xx       uint64          `json:"status_2xx"`
-	Status5xx       uint64          `json:"status_5xx"`
-	OtherStatus     uint64          `json:"status_other"`
-	SocketErrors    uint64          `json:"socket_errors"`
-	Reconnects      uint64          `json:"reconnects"`
-	BytesRead       uint64          `json:"bytes_read"`
-	ConnectFailures uint64          `json:"connect_failures"`
-	Latency         latency.Summary `json:"latency"`
+	Requests        uint64  `json:"requests"`
+	RPS             float64 `json:"rps"`
+	Status2xx       uint64  `json:"status_2xx"`
+	Status5xx       uint64  `json:"status_5xx"`
+	OtherStatus     uint64  `json:"status_other"`
+	SocketErrors    uint64  `json:"socket_errors"`
+	Reconnects      uint64  `json:"reconnects"`
+	BytesRead       uint64  `json:"bytes_read"`
+	ConnectFailures uint64  `json:"connect_failures"`
+	// Outstanding are the requests sent and not answered at the time of
+	// the report; Lost those whose connection failed or closed before
+	// their response came.
+	Outstanding uint64          `json:"outstanding"`
+	Lost        uint64          `json:"lost"`
+	Latency     latency.Summary `json:"latency"`
 }
 
 // Wrk is a load generator on one stack instance.
 type Wrk struct {
 	cfg      WrkConfig
 	in       *lstack.Instance
+	set      *lstack.EventSet
 	remote   tcp.Addr
 	port     func(i int) uint16
 	interval time.Duration
 
 	conns   []*wrkConn
-	byConn  map[*tcp.Conn]*wrkConn
+	dead    int // connections replaced this turn, still in conns
 	events  []tcp.Event
 	lat     *latency.Recorder
 	stats   WrkStats
 	since   time.Duration
 	started bool
 	nextReq int
+	// sending says a request was ever sent, firstSend when.
+	sending   bool
+	firstSend time.Duration
 }
 
 type wrkConn struct {
@@ -75,6 +85,7 @@ type wrkConn struct {
 	c       *tcp.Conn
 	open    bool
 	busy    bool
+	closed  bool          // replaced: its last events are ignored
 	sentAt  time.Duration // when the request in flight was (or should have been) sent
 	next    time.Duration // open loop: when the next request is due
 	in, out []byte
@@ -96,15 +107,15 @@ func NewWrk(cfg WrkConfig, in *lstack.Instance, remote tcp.Addr, port func(i int
 		t := true
 		cfg.Gzip = &t
 	}
-	w := &Wrk{cfg: cfg, in: in, remote: remote, port: port, byConn: map[*tcp.Conn]*wrkConn{},
-		lat: latency.New()}
+	w := &Wrk{cfg: cfg, in: in, set: in.NewEventSet(), remote: remote, port: port, lat: latency.New()}
 	if cfg.Rate > 0 {
 		w.interval = time.Duration(float64(cfg.Connections) / cfg.Rate * 1e9)
 	}
 	return w, nil
 }
 
-// ResetStats starts a measurement window at now.
+// ResetStats starts a measurement window at now. Requests in flight go
+// on: their responses count in the new window.
 func (w *Wrk) ResetStats(now time.Duration) {
 	w.stats = WrkStats{}
 	w.lat.Reset()
@@ -118,8 +129,24 @@ func (w *Wrk) Stats(now time.Duration) WrkStats {
 		s.RPS = float64(s.Requests) / d
 	}
 	s.Latency = w.lat.Summary()
+	for _, wc := range w.conns {
+		if wc.busy && !wc.closed {
+			s.Outstanding++
+		}
+	}
 	return s
 }
+
+// Active returns when the generator started sending in the current
+// window: the window's start if it was sending already, and false if it
+// has sent nothing. wrk runs to the end of the run.
+func (w *Wrk) Active() (start time.Duration, ok bool) {
+	return max(w.firstSend, w.since), w.sending
+}
+
+// Requests returns the responses received in the window, as Stats does,
+// without the latency summary (the rig samples it as the run goes).
+func (w *Wrk) Requests() uint64 { return w.stats.Requests }
 
 // Latency returns the recorder, for plots.
 func (w *Wrk) Latency() *latency.Recorder { return w.lat }
@@ -134,11 +161,11 @@ func (w *Wrk) Poll(m hw.Meter) (bool, time.Duration) {
 		}
 		return true, hw.NoDeadline
 	}
-	w.events = w.in.TCP().Events(w.events[:0])
+	w.events = w.set.Events(w.events[:0])
 	worked := false
 	for _, ev := range w.events {
-		wc := w.byConn[ev.Conn]
-		if wc == nil {
+		wc := ev.Data.(*wrkConn)
+		if wc.closed {
 			continue
 		}
 		worked = true
@@ -159,13 +186,13 @@ func (w *Wrk) Poll(m hw.Meter) (bool, time.Duration) {
 		if ev.Mask&(tcp.EventReadable|tcp.EventHangup) != 0 {
 			w.receive(m, wc)
 		}
-		if ev.Mask&tcp.EventWritable != 0 {
+		if ev.Mask&tcp.EventWritable != 0 && !wc.closed {
 			w.flush(m, wc)
 		}
 	}
 	next := hw.NoDeadline
 	for _, wc := range w.conns {
-		if !wc.open || wc.busy {
+		if !wc.open || wc.busy || wc.closed {
 			continue
 		}
 		if w.interval == 0 || wc.next <= now {
@@ -175,7 +202,11 @@ func (w *Wrk) Poll(m hw.Meter) (bool, time.Duration) {
 			next = min(next, wc.next)
 		}
 	}
-	w.in.Wait(m, worked)
+	if w.dead > 0 {
+		w.conns = slices.DeleteFunc(w.conns, func(wc *wrkConn) bool { return wc.closed })
+		w.dead = 0
+	}
+	w.set.Wait(m, worked)
 	return worked, next
 }
 
@@ -184,28 +215,29 @@ func (w *Wrk) dial(m hw.Meter, i int) {
 	if w.port != nil {
 		lp = w.port(w.nextReq + i)
 	}
-	c, err := w.in.Connect(m, lp, w.remote)
+	wc := &wrkConn{i: i}
+	c, err := w.set.Connect(m, lp, w.remote, wc)
 	if err != nil {
 		w.stats.ConnectFailures++
 		return
 	}
 	c.SetNoDelay(true) // wrk sets TCP_NODELAY
-	wc := &wrkConn{i: i, c: c}
+	wc.c = c
 	w.conns = append(w.conns, wc)
-	w.byConn[c] = wc
 }
 
 // redial replaces a connection that failed or that the server closed,
 // as wrk reconnects.
 func (w *Wrk) redial(m hw.Meter, wc *wrkConn) {
-	delete(w.byConn, wc.c)
-	_ = w.in.Close(m, wc.c)
-	for k, x := range w.conns {
-		if x == wc {
-			w.conns = append(w.conns[:k], w.conns[k+1:]...)
-			break
-		}
+	if wc.closed {
+		return
 	}
+	if wc.busy {
+		w.stats.Lost++
+	}
+	wc.closed = true
+	w.dead++ // taken out of conns at the end of the turn
+	_ = w.in.Close(m, wc.c)
 	w.stats.Reconnects++
 	w.nextReq += w.cfg.Connections
 	w.dial(m, wc.i)
@@ -223,6 +255,9 @@ func (w *Wrk) send(m hw.Meter, wc *wrkConn) {
 	wc.out = append(wc.out, "\r\n"...)
 	wc.busy = true
 	wc.sentAt = m.Now()
+	if !w.sending {
+		w.sending, w.firstSend = true, wc.sentAt
+	}
 	if w.interval > 0 {
 		// wrk2: latency counts from when the request was due.
 		wc.sentAt = min(wc.sentAt, wc.next)

@@ -106,6 +106,11 @@ type ClientStats struct {
 	Disconnects     uint64 `json:"disconnects"`
 	// Terminals counts terminals connected now.
 	Terminals int `json:"terminals"`
+	// Outstanding are the statements sent and not answered now (the
+	// window's end cuts them); Lost those whose connection ended before
+	// their response came.
+	Outstanding uint64 `json:"outstanding"`
+	Lost        uint64 `json:"lost"`
 	// Txn are the per-type figures.
 	Txn map[string]TxnStats `json:"txn"`
 }
@@ -129,7 +134,10 @@ type Client struct {
 	protoErrs  uint64
 	connFails  uint64
 	disconnect uint64
+	lost       uint64
 	connected  int
+	// outstanding counts statements in flight over every terminal.
+	outstanding int
 }
 
 // Endpoint is one client stack instance with the server's address and a
@@ -155,7 +163,9 @@ func NewClient(cfg ClientConfig, eps []Endpoint, rng *rand.Rand) (*Client, error
 		c.lat[i] = latency.New()
 	}
 	for _, ep := range eps {
-		c.sites = append(c.sites, &Site{cl: c, ep: ep, byConn: map[*tcp.Conn]*terminal{}})
+		// Each site's connections report to an event set of its own:
+		// other applications on the instance do not see their events.
+		c.sites = append(c.sites, &Site{cl: c, ep: ep, set: ep.Instance.NewEventSet()})
 	}
 	for i := 0; i < cfg.Terminals; i++ {
 		s := c.sites[i%len(c.sites)]
@@ -185,13 +195,14 @@ func (c *Client) ResetStats(now time.Duration) {
 	}
 	c.all.Reset()
 	c.stmtLat.Reset()
-	c.errors, c.protoErrs, c.connFails, c.disconnect = 0, 0, 0, 0
+	c.errors, c.protoErrs, c.connFails, c.disconnect, c.lost = 0, 0, 0, 0, 0
 }
 
 // Stats returns the figures of the window ending at now.
 func (c *Client) Stats(now time.Duration) ClientStats {
 	s := ClientStats{Statements: c.statements, Errors: c.errors, ProtocolErrors: c.protoErrs,
-		ConnectFailures: c.connFails, Disconnects: c.disconnect, Terminals: c.connected, Txn: map[string]TxnStats{}}
+		ConnectFailures: c.connFails, Disconnects: c.disconnect, Terminals: c.connected, Txn: map[string]TxnStats{},
+		Outstanding: uint64(c.outstanding), Lost: c.lost}
 	for _, n := range c.counts {
 		s.Transactions += n
 	}
@@ -225,6 +236,7 @@ type terminal struct {
 	site   *Site
 	c      *tcp.Conn
 	open   bool
+	asking bool // a statement is in flight
 	home   int
 	typ    TxnType
 	stmts  []string
@@ -241,7 +253,7 @@ type Site struct {
 	cl      *Client
 	ep      Endpoint
 	terms   []*terminal
-	byConn  map[*tcp.Conn]*terminal
+	set     *lstack.EventSet
 	events  []tcp.Event
 	opened  int
 	inConn  int
@@ -262,11 +274,11 @@ func (s *Site) Poll(m hw.Meter) (bool, time.Duration) {
 	}
 	s.connect(m)
 	next := s.resumePaused(m)
-	s.events = s.ep.Instance.TCP().Events(s.events[:0])
+	s.events = s.set.Events(s.events[:0])
 	for _, ev := range s.events {
-		t := s.byConn[ev.Conn]
-		if t == nil {
-			continue
+		t := ev.Data.(*terminal)
+		if t.c != ev.Conn {
+			continue // its connection failed
 		}
 		worked = true
 		if ev.Mask&tcp.EventError != 0 {
@@ -283,11 +295,11 @@ func (s *Site) Poll(m hw.Meter) (bool, time.Duration) {
 		if ev.Mask&(tcp.EventReadable|tcp.EventHangup) != 0 {
 			s.receive(m, t)
 		}
-		if ev.Mask&tcp.EventWritable != 0 && len(t.wbuf) > 0 {
+		if ev.Mask&tcp.EventWritable != 0 && len(t.wbuf) > 0 && t.c != nil {
 			s.flush(m, t)
 		}
 	}
-	s.ep.Instance.Wait(m, worked)
+	s.set.Wait(m, worked)
 	return worked, next
 }
 
@@ -299,14 +311,13 @@ func (s *Site) connect(m hw.Meter) {
 			lp = s.ep.Port(s.opened)
 		}
 		s.opened++
-		c, err := s.ep.Instance.Connect(m, lp, s.ep.Remote)
+		c, err := s.set.Connect(m, lp, s.ep.Remote, t)
 		if err != nil {
 			s.cl.connFails++
 			continue
 		}
 		c.SetNoDelay(true) // Connector/J's tcpNoDelay defaults to true
 		t.c = c
-		s.byConn[c] = t
 		s.inConn++
 	}
 }
@@ -361,6 +372,8 @@ func (s *Site) start(m hw.Meter, t *terminal) {
 // send sends the terminal's next statement.
 func (s *Site) send(m hw.Meter, t *terminal) {
 	t.sentAt = m.Now()
+	t.asking = true
+	s.cl.outstanding++
 	t.wbuf = AppendQuery(t.wbuf, []byte(t.stmts[t.next]))
 	t.next++
 	s.flush(m, t)
@@ -411,6 +424,10 @@ func (s *Site) receive(m hw.Meter, t *terminal) {
 func (s *Site) answered(m hw.Meter, t *terminal, r Response) {
 	now := m.Now()
 	cl := s.cl
+	if t.asking {
+		t.asking = false
+		cl.outstanding--
+	}
 	cl.statements++
 	cl.stmtLat.Record(now - t.sentAt)
 	if r.Kind == ResponseError {
@@ -446,7 +463,11 @@ func (s *Site) fail(m hw.Meter, t *terminal) {
 		s.inConn--
 		s.cl.connFails++
 	}
-	delete(s.byConn, t.c)
+	if t.asking {
+		t.asking = false
+		s.cl.outstanding--
+		s.cl.lost++
+	}
 	_ = s.ep.Instance.Close(m, t.c)
 	t.c, t.open = nil, false
 }

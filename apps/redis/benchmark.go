@@ -3,6 +3,7 @@ package redis
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,6 +47,13 @@ func (c *BenchConfig) Validate() error {
 		default:
 			return fmt.Errorf("commands[%d]: %q; expected PING, SET, GET or INCR", i, cmd)
 		}
+		for _, prev := range c.Commands[:i] {
+			if strings.EqualFold(prev, cmd) {
+				// Its figures are named by the command: a second run
+				// would have none of its own.
+				return fmt.Errorf("commands[%d]: %q is already listed", i, cmd)
+			}
+		}
 	}
 	return nil
 }
@@ -66,43 +74,61 @@ func (c BenchConfig) withDefaults() BenchConfig {
 	if c.Pipeline == 0 {
 		c.Pipeline = 1
 	}
+	cmds := make([]string, len(c.Commands)) // not the caller's slice
 	for i, cmd := range c.Commands {
-		c.Commands[i] = strings.ToUpper(cmd)
+		cmds[i] = strings.ToUpper(cmd)
 	}
+	c.Commands = cmds
 	return c
 }
 
-// CommandResult is one test's outcome, as redis-benchmark prints it.
+// CommandResult is one test's figures, as redis-benchmark prints them,
+// over what completed so far in the measured window: they grow while the
+// test runs and are final once Finished.
 type CommandResult struct {
-	Requests uint64  `json:"requests"`
-	RPS      float64 `json:"rps"`
-	AvgMS    float64 `json:"avg_ms"`
-	P50MS    float64 `json:"p50_ms"`
-	P99MS    float64 `json:"p99_ms"`
-	MaxMS    float64 `json:"max_ms"`
-	Finished bool    `json:"finished"`
+	// Requests are the replies received to the test's requests.
+	Requests uint64 `json:"requests"`
+	// RPS is Requests over the test's time so far: from its first
+	// request to its last reply, or to now while it runs.
+	RPS   float64 `json:"rps"`
+	AvgMS float64 `json:"avg_ms"`
+	P50MS float64 `json:"p50_ms"`
+	P99MS float64 `json:"p99_ms"`
+	MaxMS float64 `json:"max_ms"`
+	// Outstanding are the test's requests sent and not answered.
+	Outstanding uint64 `json:"outstanding"`
+	// Finished says the test got all its replies in the window.
+	Finished bool `json:"finished"`
 }
 
 // BenchStats are the generator's figures: one result per command, and
-// the latency over all commands.
+// totals over all of them.
 type BenchStats struct {
-	Commands        map[string]CommandResult `json:"-"`
-	AvgMS           float64                  `json:"avg_ms"`
-	P99MS           float64                  `json:"p99_ms"`
-	Errors          uint64                   `json:"errors"`
-	ConnectFailures uint64                   `json:"connect_failures"`
-	Finished        bool                     `json:"finished"`
+	Commands map[string]CommandResult `json:"-"`
+	// Requests are every reply received in the window, those to
+	// requests sent before it (at a warm-up's end) included.
+	Requests uint64 `json:"requests"`
+	// Outstanding are the requests sent and not answered now.
+	Outstanding     uint64  `json:"outstanding"`
+	AvgMS           float64 `json:"avg_ms"`
+	P99MS           float64 `json:"p99_ms"`
+	Errors          uint64  `json:"errors"`
+	ConnectFailures uint64  `json:"connect_failures"`
+	// Connected is the clients connected now.
+	Connected int  `json:"connected"`
+	Finished  bool `json:"finished"`
 }
 
 // Benchmark is a redis-benchmark on one stack instance.
 type Benchmark struct {
 	cfg    BenchConfig
 	in     *lstack.Instance
+	set    *lstack.EventSet
 	remote tcp.Addr
 	port   func(i int) uint16
 
 	clients []*benchClient
-	byConn  map[*tcp.Conn]*benchClient
+	dead    int // clients failed this turn, still in clients
 	events  []tcp.Event
 	value   []byte
 
@@ -110,59 +136,136 @@ type Benchmark struct {
 	// established.
 	opened, connecting int
 
+	// epoch numbers the measured windows: ResetStats starts a new one,
+	// and replies to requests of an older one count only in the totals.
+	epoch uint32
+	// restart asks the next Poll to start the tests again (ResetStats
+	// has no meter to send with).
+	restart bool
+	// phase is the test running; sent and done count its requests sent
+	// and answered in this epoch.
 	phase      int
-	phaseStart time.Duration
 	sent, done int
-	lat        []*latency.Recorder
+	cmds       []commandState
 	all        *latency.Recorder
-	results    []CommandResult
+	replies    uint64 // every reply in the window
+	inFlight   int    // every request sent and not answered
 	errors     uint64
 	connFails  uint64
 	started    bool
 }
 
+// commandState is one test's progress in the current epoch.
+type commandState struct {
+	lat         *latency.Recorder
+	done        uint64
+	outstanding int
+	start, end  time.Duration
+	running     bool
+	finished    bool
+}
+
 type benchClient struct {
 	c      *tcp.Conn
 	open   bool
-	sentAt []time.Duration // send times of requests in flight, oldest first
-	rbuf   []byte
-	wbuf   []byte
+	closed bool
+	// inflight are the requests sent and not answered, oldest first,
+	// from head on.
+	inflight []request
+	head     int
+	rbuf     []byte
+	wbuf     []byte
+}
+
+// request is one request in flight.
+type request struct {
+	at    time.Duration
+	cmd   int
+	epoch uint32
 }
 
 // NewBenchmark returns a generator on in against remote. port gives the
 // local port of connection i (0: let the stack choose); the wiring uses it
 // to pick ports whose replies RSS steers back to this instance's queue.
+// Its connections report to an event set of its own.
 func NewBenchmark(cfg BenchConfig, in *lstack.Instance, remote tcp.Addr, port func(i int) uint16) (*Benchmark, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	b := &Benchmark{cfg: cfg, in: in, remote: remote, port: port, byConn: map[*tcp.Conn]*benchClient{},
+	b := &Benchmark{cfg: cfg, in: in, set: in.NewEventSet(), remote: remote, port: port,
 		value: []byte(strings.Repeat("x", cfg.DataSize)), all: latency.New()}
 	for range cfg.Commands {
-		b.lat = append(b.lat, latency.New())
-		b.results = append(b.results, CommandResult{})
+		b.cmds = append(b.cmds, commandState{lat: latency.New()})
 	}
 	return b, nil
 }
 
-// Latency returns the recorder of every request's latency, for plots.
+// Latency returns the recorder of the latency of every request sent in
+// the window, for plots.
 func (b *Benchmark) Latency() *latency.Recorder { return b.all }
 
-// ResetStats does nothing: a benchmark measures its own phases by request
-// count, as redis-benchmark does.
-func (b *Benchmark) ResetStats() {}
+// ResetStats starts a measured window: the tests start again from the
+// first command on the connections already open (see the package
+// documentation), and every figure counts from now.
+func (b *Benchmark) ResetStats() {
+	b.epoch++
+	b.restart = true
+	b.phase, b.sent, b.done = 0, 0, 0
+	for i := range b.cmds {
+		b.cmds[i].lat.Reset()
+		b.cmds[i] = commandState{lat: b.cmds[i].lat}
+	}
+	// Requests still in flight belong to the old window now.
+	b.all.Reset()
+	b.replies, b.errors, b.connFails = 0, 0, 0
+}
 
-// Stats returns the figures.
-func (b *Benchmark) Stats() BenchStats {
-	s := BenchStats{Commands: map[string]CommandResult{}, Errors: b.errors, ConnectFailures: b.connFails,
-		Finished: b.phase >= len(b.cfg.Commands)}
+// Stats returns the figures at now. Every configured command has its
+// figures from the start, zero until its test runs.
+func (b *Benchmark) Stats(now time.Duration) BenchStats {
+	s := BenchStats{Commands: make(map[string]CommandResult, len(b.cmds)), Requests: b.replies,
+		Outstanding: uint64(b.inFlight), Errors: b.errors, ConnectFailures: b.connFails, Finished: b.phase >= len(b.cmds)}
+	for _, bc := range b.clients {
+		if bc.open {
+			s.Connected++
+		}
+	}
 	for i, name := range b.cfg.Commands {
-		s.Commands[name] = b.results[i]
+		st := &b.cmds[i]
+		r := CommandResult{Requests: st.done, Outstanding: uint64(st.outstanding), Finished: st.finished}
+		if st.done > 0 {
+			sum := st.lat.Summary()
+			r.AvgMS, r.P50MS, r.P99MS, r.MaxMS = sum.MeanUS/1e3, sum.P50US/1e3, sum.P99US/1e3, sum.MaxUS/1e3
+		}
+		end := now
+		if st.finished {
+			end = st.end
+		}
+		if st.running || st.finished {
+			if d := end - st.start; d > 0 {
+				r.RPS = float64(st.done) / d.Seconds()
+			}
+		}
+		s.Commands[name] = r
 	}
 	sum := b.all.Summary()
 	s.AvgMS, s.P99MS = sum.MeanUS/1e3, sum.P99US/1e3
 	return s
+}
+
+// Requests returns the replies received in the window, as Stats does,
+// without the latency summaries (the rig samples it as the run goes).
+func (b *Benchmark) Requests() uint64 { return b.replies }
+
+// Active returns when the generator sent its first request of the
+// window and, once every test finished, when the last one did.
+func (b *Benchmark) Active() (start, end time.Duration, started, finished bool) {
+	if len(b.cmds) == 0 || !(b.cmds[0].running || b.cmds[0].finished) {
+		return 0, 0, false, false
+	}
+	last := b.cmds[len(b.cmds)-1]
+	return b.cmds[0].start, last.end, true, last.finished
 }
 
 // Poll runs one turn of the generator's event loop.
@@ -172,11 +275,16 @@ func (b *Benchmark) Poll(m hw.Meter) (bool, time.Duration) {
 		b.connect(m)
 		return true, hw.NoDeadline
 	}
-	b.events = b.in.TCP().Events(b.events[:0])
 	worked := false
+	if b.restart {
+		b.restart = false
+		b.startPhase(m)
+		worked = true
+	}
+	b.events = b.set.Events(b.events[:0])
 	for _, ev := range b.events {
-		bc := b.byConn[ev.Conn]
-		if bc == nil {
+		bc := ev.Data.(*benchClient)
+		if bc.closed {
 			continue
 		}
 		worked = true
@@ -188,18 +296,31 @@ func (b *Benchmark) Poll(m hw.Meter) (bool, time.Duration) {
 			bc.open = true
 			b.connecting--
 			b.connect(m)
-			if b.allOpen() {
+			// Each client starts as soon as it is connected, as the
+			// real tool's do: one slow handshake holds up nobody.
+			switch {
+			case b.phase >= len(b.cmds):
+			case !b.cmds[b.phase].running:
 				b.startPhase(m)
+			default:
+				b.send(m, bc)
 			}
 		}
 		if ev.Mask&(tcp.EventReadable|tcp.EventHangup) != 0 {
 			b.receive(m, bc)
+			if bc.closed {
+				continue
+			}
 		}
-		if ev.Mask&tcp.EventWritable != 0 {
+		if ev.Mask&tcp.EventWritable != 0 && !bc.closed {
 			b.flush(m, bc)
 		}
 	}
-	b.in.Wait(m, worked)
+	if b.dead > 0 {
+		b.clients = slices.DeleteFunc(b.clients, func(bc *benchClient) bool { return bc.closed })
+		b.dead = 0
+	}
+	b.set.Wait(m, worked)
 	return worked, hw.NoDeadline
 }
 
@@ -218,64 +339,93 @@ func (b *Benchmark) connect(m hw.Meter) {
 			lp = b.port(b.opened)
 		}
 		b.opened++
-		c, err := b.in.Connect(m, lp, b.remote)
+		bc := &benchClient{}
+		c, err := b.set.Connect(m, lp, b.remote, bc)
 		if err != nil {
 			b.connFails++
 			continue
 		}
 		c.SetNoDelay(true) // redis-benchmark's hiredis sets TCP_NODELAY
-		bc := &benchClient{c: c}
+		bc.c = c
 		b.clients = append(b.clients, bc)
-		b.byConn[c] = bc
 		b.connecting++
 	}
 }
 
-func (b *Benchmark) allOpen() bool {
-	return b.opened == b.cfg.Clients && b.connecting == 0
-}
-
+// fail drops a client whose connection failed. Its unanswered requests
+// of the running test are given back, for the other clients to send.
 func (b *Benchmark) fail(m hw.Meter, bc *benchClient) {
+	if bc.closed {
+		return
+	}
 	b.errors++
 	if !bc.open {
 		b.connecting--
 		b.connFails++
-		b.connect(m)
 	}
-	delete(b.byConn, bc.c)
-	for i, x := range b.clients {
-		if x == bc {
-			b.clients = append(b.clients[:i], b.clients[i+1:]...)
-			break
+	bc.closed, bc.open = true, false
+	for _, r := range bc.inflight[bc.head:] {
+		b.inFlight--
+		if r.epoch == b.epoch {
+			b.cmds[r.cmd].outstanding--
+			if r.cmd == b.phase {
+				b.sent--
+			}
 		}
 	}
+	bc.inflight, bc.head = nil, 0
+	b.dead++ // taken out of clients after the turn's events
 	_ = b.in.Close(m, bc.c)
-	if len(b.clients) > 0 && b.allOpen() && b.sent == 0 && b.phase < len(b.cfg.Commands) {
-		b.startPhase(m)
+	b.connect(m)
+	if b.phase < len(b.cmds) && b.cmds[b.phase].running {
+		for _, other := range b.clients {
+			if other.open {
+				b.send(m, other)
+			}
+		}
 	}
 }
 
-// startPhase begins the next command's test: every client sends.
+// startPhase begins the current test: every connected client sends.
 func (b *Benchmark) startPhase(m hw.Meter) {
-	if b.phase >= len(b.cfg.Commands) {
+	if b.phase >= len(b.cmds) {
 		return
 	}
-	b.phaseStart = m.Now()
+	open := false
+	for _, bc := range b.clients {
+		open = open || bc.open
+	}
+	if !open {
+		return // the first client to connect starts it
+	}
+	st := &b.cmds[b.phase]
+	st.running, st.start = true, m.Now()
 	b.sent, b.done = 0, 0
 	for _, bc := range b.clients {
-		b.send(m, bc)
+		if bc.open {
+			b.send(m, bc)
+		}
 	}
 }
 
-// send fills the client's pipeline.
+// send fills the client's pipeline with the running test's requests.
 func (b *Benchmark) send(m hw.Meter, bc *benchClient) {
-	now := m.Now()
-	for len(bc.sentAt) < b.cfg.Pipeline && b.sent < b.cfg.Requests {
-		bc.wbuf = b.command(bc.wbuf, b.cfg.Commands[b.phase])
-		bc.sentAt = append(bc.sentAt, now)
-		b.sent++
+	if b.phase >= len(b.cmds) || !b.cmds[b.phase].running {
+		return
 	}
-	b.flush(m, bc)
+	now := m.Now()
+	sent := false
+	for len(bc.inflight)-bc.head < b.cfg.Pipeline && b.sent < b.cfg.Requests {
+		bc.wbuf = b.command(bc.wbuf, b.cfg.Commands[b.phase])
+		bc.inflight = append(bc.inflight, request{at: now, cmd: b.phase, epoch: b.epoch})
+		b.sent++
+		b.inFlight++
+		b.cmds[b.phase].outstanding++
+		sent = true
+	}
+	if sent {
+		b.flush(m, bc)
+	}
 }
 
 func (b *Benchmark) command(dst []byte, name string) []byte {
@@ -298,7 +448,7 @@ func (b *Benchmark) flush(m hw.Meter, bc *benchClient) {
 	case len(rest) == 0:
 		bc.wbuf = bc.wbuf[:0]
 	default:
-		bc.wbuf = rest
+		bc.wbuf = append(bc.wbuf[:0], rest...)
 	}
 }
 
@@ -310,7 +460,8 @@ func (b *Benchmark) receive(m hw.Meter, bc *benchClient) {
 	}
 	now := m.Now()
 	off := 0
-	for len(bc.sentAt) > 0 {
+	ended := false
+	for bc.head < len(bc.inflight) {
 		kind, n, err := resp.SkipReply(bc.rbuf[off:])
 		if errors.Is(err, resp.ErrIncomplete) {
 			break
@@ -323,28 +474,44 @@ func (b *Benchmark) receive(m hw.Meter, bc *benchClient) {
 			b.errors++
 		}
 		off += n
-		d := now - bc.sentAt[0]
-		bc.sentAt = bc.sentAt[1:]
-		b.lat[b.phase].Record(d)
+		r := bc.inflight[bc.head]
+		bc.head++
+		b.inFlight--
+		b.replies++
+		if r.epoch != b.epoch {
+			continue // sent before the window: only the total counts it
+		}
+		st := &b.cmds[r.cmd]
+		st.outstanding--
+		d := now - r.at
+		st.lat.Record(d)
 		b.all.Record(d)
-		b.done++
+		st.done++
+		if r.cmd == b.phase {
+			b.done++
+			if b.done >= b.cfg.Requests {
+				ended = true
+			}
+		}
+	}
+	if bc.head == len(bc.inflight) {
+		bc.inflight, bc.head = bc.inflight[:0], 0
+	} else if bc.head > len(bc.inflight)/2 {
+		n := copy(bc.inflight, bc.inflight[bc.head:])
+		bc.inflight, bc.head = bc.inflight[:n], 0
 	}
 	bc.rbuf = append(bc.rbuf[:0], bc.rbuf[off:]...)
-	if b.done >= b.cfg.Requests {
+	if ended {
 		b.endPhase(m)
 		return
 	}
 	b.send(m, bc)
 }
 
+// endPhase finishes the running test and starts the next.
 func (b *Benchmark) endPhase(m hw.Meter) {
-	elapsed := m.Now() - b.phaseStart
-	s := b.lat[b.phase].Summary()
-	r := CommandResult{Requests: uint64(b.done), AvgMS: s.MeanUS / 1e3, P50MS: s.P50US / 1e3, P99MS: s.P99US / 1e3, MaxMS: s.MaxUS / 1e3, Finished: true}
-	if elapsed > 0 {
-		r.RPS = float64(b.done) / elapsed.Seconds()
-	}
-	b.results[b.phase] = r
+	st := &b.cmds[b.phase]
+	st.running, st.finished, st.end = false, true, m.Now()
 	b.phase++
 	b.startPhase(m)
 }

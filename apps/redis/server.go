@@ -16,7 +16,7 @@ type ServerStats struct {
 	Closed         uint64 `json:"closed"`
 	Commands       uint64 `json:"commands"`
 	ProtocolErrors uint64 `json:"protocol_errors"`
-	// Refused counts connections the stack refused (max_connections).
+	// Open is the connections open now.
 	Open int `json:"open"`
 }
 
@@ -26,33 +26,41 @@ type ServerStats struct {
 // shard or lock).
 type Server struct {
 	in     *lstack.Instance
+	set    *lstack.EventSet
 	ln     *tcp.Listener
 	store  *resp.Store
-	conns  map[*tcp.Conn]*serverConn
+	open   int
 	events []tcp.Event
 	args   [][]byte
 	stats  ServerStats
+	// accepted is s.accept as a value made once, for AcceptAll.
+	accepted func(*tcp.Conn) any
 }
 
 type serverConn struct {
-	c   *tcp.Conn
-	in  []byte // received bytes not yet parsed
-	out []byte // replies not yet written
+	c      *tcp.Conn
+	in     []byte // received bytes not yet parsed
+	out    []byte // replies not yet written
+	closed bool   // dropped: its last events are ignored
 }
 
-// NewServer listens on port of in's address.
+// NewServer listens on port of in's address, with an event set of its
+// own: other applications on the instance do not see its events.
 func NewServer(in *lstack.Instance, port uint16, store *resp.Store) (*Server, error) {
-	ln, err := in.Listen(port, 1024)
+	set := in.NewEventSet()
+	ln, err := set.Listen(port, 1024)
 	if err != nil {
 		return nil, err
 	}
-	return &Server{in: in, ln: ln, store: store, conns: map[*tcp.Conn]*serverConn{}}, nil
+	s := &Server{in: in, set: set, ln: ln, store: store}
+	s.accepted = s.accept
+	return s, nil
 }
 
 // Stats returns the counters.
 func (s *Server) Stats() ServerStats {
 	st := s.stats
-	st.Open = len(s.conns)
+	st.Open = s.open
 	return st
 }
 
@@ -61,30 +69,31 @@ func (s *Server) ResetStats() { s.stats = ServerStats{} }
 
 // Poll runs one turn of the event loop: accept, read, execute, reply.
 func (s *Server) Poll(m hw.Meter) (bool, time.Duration) {
-	s.events = s.in.TCP().Events(s.events[:0])
+	s.events = s.set.Events(s.events[:0])
 	worked := false
 	for _, ev := range s.events {
 		switch {
-		case ev.Listener == s.ln:
-			for {
-				c, ok := s.in.Accept(m, s.ln)
-				if !ok {
-					break
-				}
-				c.SetNoDelay(true) // Redis sets TCP_NODELAY on clients
-				s.conns[c] = &serverConn{c: c}
-				s.stats.Accepted++
+		case ev.Listener != nil:
+			if s.set.AcceptAll(m, s.ln, s.accepted) > 0 {
 				worked = true
 			}
 		case ev.Conn != nil:
-			if sc := s.conns[ev.Conn]; sc != nil {
+			if sc := ev.Data.(*serverConn); !sc.closed {
 				s.serve(m, sc, ev.Mask)
 				worked = true
 			}
 		}
 	}
-	s.in.Wait(m, worked)
+	s.set.Wait(m, worked)
 	return worked, hw.NoDeadline
+}
+
+// accept sets up a connection AcceptAll took.
+func (s *Server) accept(c *tcp.Conn) any {
+	c.SetNoDelay(true) // Redis sets TCP_NODELAY on clients
+	s.open++
+	s.stats.Accepted++
+	return &serverConn{c: c}
 }
 
 func (s *Server) serve(m hw.Meter, sc *serverConn, mask tcp.EventMask) {
@@ -139,6 +148,7 @@ func (s *Server) flush(m hw.Meter, sc *serverConn) {
 
 func (s *Server) drop(m hw.Meter, sc *serverConn) {
 	_ = s.in.Close(m, sc.c)
-	delete(s.conns, sc.c)
+	sc.closed = true
+	s.open--
 	s.stats.Closed++
 }

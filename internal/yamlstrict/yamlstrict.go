@@ -103,7 +103,18 @@ func check(file, path string, node *yaml.Node, t reflect.Type) error {
 	if node.Kind == yaml.AliasNode {
 		node = node.Alias
 	}
-	if t == nodeType || reflect.PointerTo(t).Implements(unmarshalType) || t.Implements(unmarshalType) {
+	if t == nodeType {
+		return nil
+	}
+	if reflect.PointerTo(t).Implements(unmarshalType) {
+		// A type that decodes itself is checked by decoding it, so that
+		// its error is located like every other.
+		if err := node.Decode(reflect.New(t).Interface()); err != nil {
+			return &Error{File: file, Line: node.Line, Col: node.Column, Key: path, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		}
+		return nil
+	}
+	if t.Implements(unmarshalType) {
 		return nil
 	}
 	if node.Kind == yaml.ScalarNode && node.Tag == "!!null" {

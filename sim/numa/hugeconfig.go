@@ -1,21 +1,50 @@
 package numa
 
-import "fmt"
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
 
 // HugepageConfig reserves hugepages per NUMA node, as writing
 // /sys/devices/system/node/nodeN/hugepages/hugepages-2048kB/nr_hugepages
 // (and -1048576kB) does on Linux. In a scenario file:
 //
 //	hugepages: {2MiB: [1024, 1024], 1GiB: [0, 0]}   # one count per node
-//	hugepages: {2MiB: [512]}                        # 512 on every node
+//	hugepages: {2MiB: 512}                          # 512 on every node
+//	hugepages: {2MiB: [512]}                        # the same
 //
-// A list gives one count per node in node order, or a single count that
-// every node gets. A size that is left out reserves no pages of that size.
+// A list gives one count per node in node order; a single count (alone or
+// in a list) is what every node gets. A size that is left out reserves no
+// pages of that size.
 type HugepageConfig struct {
 	// Pages2M are the 2 MiB pages reserved per node.
-	Pages2M []int64 `yaml:"2MiB" json:"2MiB"`
+	Pages2M PageCounts `yaml:"2MiB" json:"2MiB"`
 	// Pages1G are the 1 GiB pages reserved per node.
-	Pages1G []int64 `yaml:"1GiB" json:"1GiB"`
+	Pages1G PageCounts `yaml:"1GiB" json:"1GiB"`
+}
+
+// PageCounts are hugepage counts per node; in YAML a list, or one number
+// for every node.
+type PageCounts []int64
+
+// UnmarshalYAML implements yaml.Unmarshaler: a number is a one-count
+// list.
+func (p *PageCounts) UnmarshalYAML(n *yaml.Node) error {
+	var counts []int64
+	var err error
+	if n.Kind == yaml.ScalarNode {
+		var one int64
+		err = n.Decode(&one)
+		counts = []int64{one}
+	} else {
+		err = n.Decode(&counts)
+	}
+	if err != nil {
+		return fmt.Errorf("%q: expected a page count, or a list of one per node", n.Value)
+	}
+	*p = counts
+	return nil
 }
 
 // Validate checks what can be checked without the topology: no count is

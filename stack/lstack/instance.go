@@ -73,9 +73,6 @@ type Instance struct {
 	txOff hw.TxOffloads
 	// remote is Config.RemoteMemory.
 	remote float64
-	// slept says the application side found nothing on its last wait: a
-	// kernel thread went to sleep and must be woken.
-	slept bool
 	// tcpSum is how TCP's segments get their checksum on output.
 	tcpSum iface.Checksum
 

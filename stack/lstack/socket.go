@@ -11,7 +11,8 @@ import (
 
 // The socket calls of an application running on the instance's lcore
 // (Gazelle's IO-multiplexing model: the application's event loop and the
-// stack share the core). Each call is charged as the mode says: in
+// stack share the core); it waits for readiness on an EventSet of its
+// own (eventset.go). Each call is charged as the mode says: in
 // ModeLstack a call is served on the stack thread through a lock-free
 // ring and costs no system call; in ModeKernel it is a system call. The
 // copies of the bytes themselves are charged by TCP (Conn.Read and
@@ -75,18 +76,19 @@ func (in *Instance) Close(m hw.Meter, c *tcp.Conn) error {
 	return c.Close()
 }
 
-// Wait charges one readiness wait of the application's event loop
-// (epoll_wait) that found ready sockets or not. In ModeKernel a thread
-// that slept and now has work is woken: a wake-up and a context switch.
-func (in *Instance) Wait(m hw.Meter, ready bool) {
+// wait charges one readiness wait (epoll_wait) of an application's event
+// loop that found ready sockets or not. In ModeKernel a thread that slept
+// and now has work is woken: a wake-up and a context switch; slept
+// records whether the application's thread went to sleep.
+func (in *Instance) wait(m hw.Meter, ready bool, slept *bool) {
 	if in.mode == ModeKernel {
 		m.Charge(hw.CostSyscall, 1)
 		m.Charge(hw.CostEpollWaitKernel, 1)
-		if ready && in.slept {
+		if ready && *slept {
 			m.Charge(hw.CostWakeup, 1)
 			m.Charge(hw.CostContextSwitch, 1)
 		}
-		in.slept = !ready
+		*slept = !ready
 		return
 	}
 	m.Charge(hw.CostEpollWaitUser, 1)

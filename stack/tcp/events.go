@@ -20,17 +20,21 @@ const (
 	EventAcceptable
 )
 
-// Event is one entry of the stack's ready list: a connection or a
-// listener and the conditions that became true since it was last drained.
+// Event is one entry of a ready list: a connection or a listener and the
+// conditions that became true since it was last drained.
 type Event struct {
 	Conn     *Conn
 	Listener *Listener
 	Mask     EventMask
+	// Data is what the socket was added to its EventSet with (nil on the
+	// stack's ready list).
+	Data any
 }
 
-// Events appends the pending readiness events to dst and empties the
-// ready list. Each connection or listener appears at most once, with the
-// union of its conditions, in the order they first became ready.
+// Events appends the pending readiness events of the sockets in no
+// EventSet to dst and empties the stack's ready list. Each connection or
+// listener appears at most once, with the union of its conditions, in
+// the order they first became ready.
 func (s *Stack) Events(dst []Event) []Event {
 	for i := range s.ready {
 		e := s.ready[i]
@@ -52,22 +56,34 @@ func (s *Stack) Events(dst []Event) []Event {
 	return dst
 }
 
-// notify records readiness conditions of c for the ready list and the
-// connection's hook.
+// evInSet is a private bit of a listener's pending conditions: the
+// listener is in an EventSet, which collects its conditions itself, and
+// its connections wait for EventSet.Add rather than going on the
+// stack's ready list before they are accepted.
+const evInSet EventMask = 1 << 7
+
+// notify records readiness conditions of c for its ready list and the
+// connection's hook. A connection in an EventSet has the set's hook,
+// which queues it on the set's list first, so it never reaches the
+// stack's. One not yet accepted from a listener in a set only records
+// them: EventSet.Add reports them.
 func (c *Conn) notify(m EventMask) {
 	if c.hook != nil {
 		c.hook(c, m)
 	}
 	c.evPending |= m
-	if !c.evQueued {
-		c.evQueued = true
-		c.s.ready = append(c.s.ready, Event{Conn: c})
+	if c.evQueued || (c.listener != nil && c.listener.evPending&evInSet != 0) {
+		return
 	}
+	c.evQueued = true
+	c.s.ready = append(c.s.ready, Event{Conn: c})
 }
 
+// notify records readiness conditions of l, for the stack's ready list
+// or, when l is in an EventSet, for the set to collect.
 func (l *Listener) notify(m EventMask) {
 	l.evPending |= m
-	if !l.evQueued {
+	if !l.evQueued && l.evPending&evInSet == 0 {
 		l.evQueued = true
 		l.s.ready = append(l.s.ready, Event{Listener: l})
 	}

@@ -1,0 +1,157 @@
+package redis_test
+
+import (
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/apps/resp"
+	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/sim"
+	"github.com/savanna-sim/savanna/sim/cost"
+	"github.com/savanna-sim/savanna/sim/nic"
+	"github.com/savanna-sim/savanna/sim/numa"
+	"github.com/savanna-sim/savanna/stack/iface"
+	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/tcp"
+)
+
+// host is one simulated machine: a port, a core and a stack instance.
+type host struct {
+	port *nic.Port
+	core *sim.Core
+	in   *lstack.Instance
+}
+
+// bed is a server host and a client host joined by a 10 us link.
+type bed struct {
+	eng    *sim.Engine
+	server *host
+	client *host
+	store  *resp.Store
+	// remote is the server's Redis address.
+	remote tcp.Addr
+}
+
+func newHost(eng *sim.Engine, id uint16, name, addr string) *host {
+	topo, err := numa.Preset("xeon-e5-2650v2-2p")
+	Expect(err).NotTo(HaveOccurred())
+	mem, err := numa.NewMemory(topo, &numa.HugepageConfig{Pages2M: []int64{256}})
+	Expect(err).NotTo(HaveOccurred())
+	port, err := nic.NewPort(eng, id, nic.PortConfig{Name: name, Model: "hi1822-25g"})
+	Expect(err).NotTo(HaveOccurred())
+	txOff := hw.TxOffloadIPv4Checksum | hw.TxOffloadTCPChecksum
+	rxOff := hw.RxOffloadIPv4Checksum | hw.RxOffloadTCPChecksum
+	Expect(port.Configure(hw.PortConf{RxQueues: 1, TxQueues: 1, TxOffloads: txOff, RxOffloads: rxOff})).To(Succeed())
+	pool, err := nic.NewMempool(name+".pool", 8192, nic.DefaultMbufSize, 0, mem)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(port.SetupRxQueue(0, 1024, pool)).To(Succeed())
+	Expect(port.SetupTxQueue(0, 1024)).To(Succeed())
+	Expect(port.Start()).To(Succeed())
+	core := sim.NewCore(eng, int(id), 0, cost.Default().Prices(2.6), true)
+	Expect(port.BindQueue(0, core)).To(Succeed())
+	in, err := lstack.New(lstack.Config{Iface: iface.Config{Address: addr}, TCP: tcp.DefaultConfig(), TxOffloads: txOff},
+		port, 0, pool, eng.RNG("tcp:"+name))
+	Expect(err).NotTo(HaveOccurred())
+	in.Start(eng.Now())
+	core.Attach(in)
+	return &host{port: port, core: core, in: in}
+}
+
+// newBed builds the two hosts over a link with the given impairments.
+func newBed(seed uint64, link nic.LinkConfig) *bed {
+	eng := sim.NewEngine(seed)
+	s := newHost(eng, 0, "server", "10.0.0.1/24")
+	c := newHost(eng, 1, "client", "10.0.0.2/24")
+	if link.Latency == 0 {
+		link.Latency = 10 * time.Microsecond
+	}
+	_, err := nic.NewLink(eng, "wire", s.port, c.port, link)
+	Expect(err).NotTo(HaveOccurred())
+	return &bed{eng: eng, server: s, client: c, store: resp.NewStore(), remote: tcp.Addr{IP: [4]byte{10, 0, 0, 1}, Port: 6379}}
+}
+
+// chunk is bytes a rawClient writes at a time after it connected, or
+// its close when close is set.
+type chunk struct {
+	after time.Duration
+	data  string
+	close bool
+}
+
+// rawClient is a client app that writes chunks on a schedule and keeps
+// every byte it reads, through an event set of its own.
+type rawClient struct {
+	set       *lstack.EventSet
+	remote    tcp.Addr
+	c         *tcp.Conn
+	chunks    []chunk
+	out       []byte
+	got       []byte
+	connected time.Duration
+	evs       []tcp.Event
+	eof       bool
+}
+
+func newRawClient(h *host, remote tcp.Addr, chunks ...chunk) *rawClient {
+	r := &rawClient{set: h.in.NewEventSet(), remote: remote, chunks: chunks}
+	h.core.Attach(r)
+	return r
+}
+
+func (r *rawClient) Poll(m hw.Meter) (bool, time.Duration) {
+	in := r.set.Instance()
+	if r.c == nil {
+		c, err := r.set.Connect(m, 0, r.remote, r)
+		Expect(err).NotTo(HaveOccurred())
+		r.c = c
+		return true, hw.NoDeadline
+	}
+	worked := false
+	r.evs = r.set.Events(r.evs[:0])
+	for _, ev := range r.evs {
+		Expect(ev.Data).To(BeIdenticalTo(r), "another app's event")
+		worked = true
+		if r.connected == 0 && ev.Conn.Connected() {
+			r.connected = m.Now()
+		}
+		if ev.Mask&(tcp.EventReadable|tcp.EventHangup) != 0 {
+			var err error
+			r.got, r.eof, err = in.ReadAvailable(m, r.c, r.got)
+			Expect(err).NotTo(HaveOccurred())
+		}
+	}
+	next := hw.NoDeadline
+	if r.connected > 0 {
+		for len(r.chunks) > 0 {
+			ch := r.chunks[0]
+			if at := r.connected + ch.after; at > m.Now() {
+				next = at
+				break
+			}
+			r.chunks = r.chunks[1:]
+			if ch.close {
+				Expect(in.Close(m, r.c)).To(Succeed())
+				continue
+			}
+			r.out = append(r.out, ch.data...)
+		}
+		if len(r.out) > 0 {
+			rest, err := in.WriteAvailable(m, r.c, r.out)
+			Expect(err).NotTo(HaveOccurred())
+			r.out = append(r.out[:0], rest...)
+			worked = true
+		}
+	}
+	r.set.Wait(m, worked)
+	return worked, next
+}
+
+// command is a command in RESP's array form.
+func command(args ...string) string {
+	var b [][]byte
+	for _, a := range args {
+		b = append(b, []byte(a))
+	}
+	return string(resp.AppendCommand(nil, b...))
+}

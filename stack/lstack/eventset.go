@@ -1,0 +1,77 @@
+package lstack
+
+import (
+	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/stack/tcp"
+)
+
+// EventSet is one application's epoll instance on the instance, as
+// Gazelle gives each application its own: the listeners it opens, the
+// connections it accepts from them and those it opens itself report
+// their readiness to it alone, so several applications share an
+// instance (a Redis server and an HTTP server on one host, wrk and
+// redis-benchmark on one client core) without taking each other's
+// events. Its socket calls are charged as the instance's own.
+type EventSet struct {
+	in  *Instance
+	set tcp.EventSet
+	// slept says this application found nothing on its last wait (a
+	// kernel thread that went to sleep; see Wait).
+	slept bool
+}
+
+// NewEventSet returns an empty event set of an application on the
+// instance.
+func (in *Instance) NewEventSet() *EventSet { return &EventSet{in: in} }
+
+// Instance returns the instance the set's sockets live on.
+func (es *EventSet) Instance() *Instance { return es.in }
+
+// Listen opens a listening socket on the instance's address, as
+// Instance.Listen does, that reports to the set.
+func (es *EventSet) Listen(port uint16, backlog int) (*tcp.Listener, error) {
+	l, err := es.in.Listen(port, backlog)
+	if err != nil {
+		return nil, err
+	}
+	es.set.AddListener(l, nil)
+	return l, nil
+}
+
+// AcceptAll accepts every connection waiting on l, a listener of the
+// set, until the accept queue is empty (an event loop's accept loop,
+// each accept(2) charged, the last that finds none too). Each joins the
+// set with the data accepted returns for it, which every later Event of
+// the connection carries.
+func (es *EventSet) AcceptAll(m hw.Meter, l *tcp.Listener, accepted func(c *tcp.Conn) any) int {
+	n := 0
+	for {
+		c, ok := es.in.Accept(m, l)
+		if !ok {
+			return n
+		}
+		n++
+		es.set.Add(c, accepted(c))
+	}
+}
+
+// Connect opens a connection as Instance.Connect does; it joins the set
+// with data, which its Events carry.
+func (es *EventSet) Connect(m hw.Meter, localPort uint16, remote tcp.Addr, data any) (*tcp.Conn, error) {
+	c, err := es.in.Connect(m, localPort, remote)
+	if err != nil {
+		return nil, err
+	}
+	es.set.Add(c, data)
+	return c, nil
+}
+
+// Events appends the set's readiness events to dst and empties its
+// ready list (the wait itself is charged by Wait).
+func (es *EventSet) Events(dst []tcp.Event) []tcp.Event { return es.set.Events(dst) }
+
+// Wait charges one readiness wait (epoll_wait) of the application's
+// event loop that found ready sockets or not. In ModeKernel the
+// application's thread sleeps when it found none, and is woken (a
+// wake-up and a context switch) when it next finds some.
+func (es *EventSet) Wait(m hw.Meter, ready bool) { es.in.wait(m, ready, &es.slept) }

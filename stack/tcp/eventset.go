@@ -1,0 +1,105 @@
+package tcp
+
+import "slices"
+
+// EventSet is one application's ready list (its epoll instance, as
+// Gazelle gives every application its own): the listeners and
+// connections added to it report their readiness here instead of on the
+// stack's ready list, so several applications on one stack each drain
+// only their own sockets' events. The zero value is an empty set.
+//
+// Readiness is edge-triggered, as on the stack's list: each socket
+// appears at most once per drain with the union of the conditions that
+// became true since the last one.
+//
+// A connection's readiness reaches its set through the connection's
+// event hook: adding a connection takes its hook, and SetEventHook on it
+// afterwards takes it out of the set (back to the stack's list). The
+// notification costs one indirect call and an append to the set's list:
+// no lookup and, once the list has grown, no allocation.
+type EventSet struct {
+	ready     []Event
+	listeners []watched
+}
+
+// watched is a listener of the set with the data its events carry.
+type watched struct {
+	l    *Listener
+	data any
+}
+
+// Add makes c report its readiness to the set, with data in every Event
+// (epoll_data): the application finds its state for the connection
+// without a lookup. Conditions already pending (bytes that came with the
+// handshake's last ACK, before Accept) are reported at the next drain, as
+// epoll_ctl(EPOLL_CTL_ADD) reports a socket that is already ready. Add a
+// connection to one set, once; it allocates the connection's hook.
+func (es *EventSet) Add(c *Conn, data any) {
+	if c.evQueued {
+		c.s.unqueueConn(c)
+		c.evQueued = false
+	}
+	c.hook = func(c *Conn, _ EventMask) {
+		if !c.evQueued {
+			c.evQueued = true
+			es.ready = append(es.ready, Event{Conn: c, Data: data})
+		}
+	}
+	if c.evPending != 0 {
+		c.hook(c, c.evPending)
+	}
+}
+
+// AddListener makes l report its readiness (EventAcceptable) to the set,
+// with data in its events. A listener in a set never goes on the stack's
+// ready list: the set looks at its few listeners on every drain. The
+// connections accepted from it wait, with their conditions, until they
+// are added to a set (Accept then Add, as accept(2) then epoll_ctl).
+func (es *EventSet) AddListener(l *Listener, data any) {
+	if l.evQueued {
+		l.s.unqueueListener(l)
+		l.evQueued = false
+	}
+	l.evPending |= evInSet
+	es.listeners = append(es.listeners, watched{l, data})
+}
+
+// Events appends the set's pending readiness events to dst and empties
+// its ready list: first its listeners that have connections to accept,
+// then its connections in the order they first became ready.
+func (es *EventSet) Events(dst []Event) []Event {
+	for _, w := range es.listeners {
+		if m := w.l.evPending &^ evInSet; m != 0 {
+			w.l.evPending = evInSet
+			dst = append(dst, Event{Listener: w.l, Mask: m, Data: w.data})
+		}
+	}
+	for i := range es.ready {
+		e := es.ready[i]
+		e.Mask = e.Conn.evPending
+		e.Conn.evPending = 0
+		e.Conn.evQueued = false
+		if e.Mask != 0 {
+			dst = append(dst, e)
+		}
+		es.ready[i] = Event{}
+	}
+	es.ready = es.ready[:0]
+	return dst
+}
+
+// unqueueConn takes c off the stack's ready list, where it went before
+// it joined a set. The list holds only sockets in no set, so it is short
+// when applications use sets.
+func (s *Stack) unqueueConn(c *Conn) {
+	if i := slices.IndexFunc(s.ready, func(e Event) bool { return e.Conn == c }); i >= 0 {
+		s.ready = slices.Delete(s.ready, i, i+1)
+	}
+}
+
+// unqueueListener is unqueueConn for a listener.
+func (s *Stack) unqueueListener(l *Listener) {
+	if i := slices.IndexFunc(s.ready, func(e Event) bool { return e.Listener == l }); i >= 0 {
+		s.ready = slices.Delete(s.ready, i, i+1)
+	}
+}
