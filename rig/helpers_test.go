@@ -15,9 +15,14 @@ import (
 // bundled loads a bundled scenario, with each old→new edit applied in
 // order (each old must occur in the file).
 func bundled(name string, edits ...string) *scenario.Scenario {
+	return fromText(name+".yaml", bundledText(name), edits...)
+}
+
+// bundledText is a bundled scenario's file.
+func bundledText(name string) string {
 	data, err := os.ReadFile(filepath.Join("..", "scenarios", name+".yaml"))
 	Expect(err).NotTo(HaveOccurred())
-	return fromText(name+".yaml", string(data), edits...)
+	return string(data)
 }
 
 // fromText parses a scenario from text, with old→new edits applied.

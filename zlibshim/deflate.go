@@ -26,8 +26,11 @@ type Deflater struct {
 	level    int
 	strategy Strategy
 
-	started   bool
-	finished  bool
+	started  bool
+	finished bool
+	// finalSent says the stream's last request went out as the final one
+	// (consume at Finish), so Finish has only the trailer left to write.
+	finalSent bool
 	ended     bool
 	err       error
 	lastFlush Flush
@@ -130,7 +133,7 @@ func (p *Process) NewDeflater(o DeflateOptions) (*Deflater, error) {
 // reset puts the stream back at its start, keeping its resources.
 func (d *Deflater) reset() {
 	d.NextIn, d.NextOut, d.TotalIn, d.TotalOut = nil, nil, 0, 0
-	d.started, d.finished, d.err = false, false, nil
+	d.started, d.finished, d.finalSent, d.err = false, false, false, nil
 	d.lastFlush, d.dirty = NoFlush, false
 	d.size, d.sum = 0, 0
 	if d.format == FormatZlib {
@@ -190,7 +193,7 @@ func (d *Deflater) Deflate(flush Flush) error {
 			break
 		}
 		if len(d.NextIn) > 0 {
-			n, err := d.consume(d.NextIn)
+			n, err := d.consume(d.NextIn, flush == Finish)
 			d.NextIn = d.NextIn[n:]
 			d.TotalIn += int64(n)
 			if n > 0 {
@@ -262,8 +265,13 @@ func (d *Deflater) start() {
 
 // consume takes input: into the software compressor when streaming
 // directly, else into the staging buffer, submitting a request when it is
-// full (or straight from in when in holds a whole request).
-func (d *Deflater) consume(in []byte) (int, error) {
+// full (or straight from in when in holds a whole request). At Finish
+// (final), input that fits one request with nothing staged is the
+// stream's last request and goes out as the final one: the device sees
+// the stream end, as it does for zlib's deflate(Z_FINISH) with all input
+// given, and no empty final block follows in software (which a page of
+// an exact multiple of the request size would otherwise get).
+func (d *Deflater) consume(in []byte, final bool) (int, error) {
 	d.start()
 	d.dirty, d.lastFlush = true, NoFlush
 	rs := d.p.cfg.RequestSize
@@ -272,6 +280,10 @@ func (d *Deflater) consume(in []byte) (int, error) {
 		d.swWrite(in[:n])
 		d.p.stats.SWRequests++
 		return n, nil
+	}
+	if final && len(d.stage) == 0 && len(in) <= rs {
+		d.finalSent = true
+		return len(in), d.request(in, endFinal)
 	}
 	if len(d.stage) == 0 && len(in) >= rs {
 		return rs, d.request(in[:rs], endNone)
@@ -299,9 +311,12 @@ func (d *Deflater) flush(f Flush) error {
 		end = endFinal
 	}
 	var err error
-	if d.direct {
+	switch {
+	case d.finalSent:
+		// The last request ended the stream.
+	case d.direct:
 		d.swEnd(end)
-	} else {
+	default:
 		err = d.request(d.stage, end)
 		d.stage = d.stage[:0]
 	}

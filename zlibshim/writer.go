@@ -45,7 +45,7 @@ func (z *Writer) Write(p []byte) (int, error) {
 	z.d.p.touch(z.d.entry)
 	done := 0
 	for done < len(p) {
-		n, err := z.d.consume(p[done:])
+		n, err := z.d.consume(p[done:], false) // Close comes later
 		done += n
 		z.d.TotalIn += int64(n)
 		if err == nil {

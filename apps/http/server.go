@@ -245,7 +245,12 @@ func (s *Server) Stats() ServerStats {
 // counts what happened in the measured window, reloads and worker starts
 // and exits included (the shim's own statistics keep a worker's start
 // failures). Workers and OldWorkers are the state now.
-func (s *Server) ResetStats() { s.stats = ServerStats{} }
+func (s *Server) ResetStats() {
+	s.stats = ServerStats{}
+	for _, p := range s.Processes() {
+		p.ResetStats()
+	}
+}
 
 // Processes returns the shim processes of current, draining and exited
 // workers, for their statistics.
