@@ -139,5 +139,5 @@ func buildWrk(w *world, h *host, key string, node *yaml.Node) (string, runner, e
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
 	w.attach(h.cores[hs.cores[0]], g)
-	return spec.Name, wrkRunner{w: g, end: w.v.File.Warmup + duration(w.v.File)}, nil
+	return spec.Name, wrkRunner{w: g, end: w.v.File.Span()}, nil
 }

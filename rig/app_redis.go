@@ -141,5 +141,5 @@ func buildRedisBenchmark(w *world, h *host, key string, node *yaml.Node) (string
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
 	w.attach(h.cores[hs.cores[0]], b)
-	return spec.Name, redisBenchRunner{b: b, end: w.v.File.Warmup + duration(w.v.File)}, nil
+	return spec.Name, redisBenchRunner{b: b, end: w.v.File.Span()}, nil
 }

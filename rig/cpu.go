@@ -160,7 +160,7 @@ func (w *world) activeFigures(t report.Tree) {
 			continue
 		}
 		start, end, ok := aa.Active()
-		start = max(start, since)
+		start, end = max(start, since), min(end, w.eng.Now())
 		active := ok && w.sampler != nil && end > start
 		span := end - start
 		at := t.Sub(a.name + ".active")

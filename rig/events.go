@@ -83,6 +83,10 @@ func (w *world) buildEvents() error {
 		default:
 			return w.v.Errorf(key, "stop_app and start_app are part of the format but this Savanna version does not carry them out yet")
 		}
+		if e.At < w.eng.Now() {
+			// Validation refuses these; the engine would panic.
+			return w.v.Errorf(key+".at", "%v is before the start of the run; an event's at is 0 or later", e.At)
+		}
 		w.events = append(w.events, ev)
 		w.eng.At(e.At, ev, 0)
 	}

@@ -183,31 +183,42 @@ func (w *world) closeCaptures() error {
 // run runs the warm-up, resets every statistic, then runs the measured
 // phase in even steps, sampling the figures report.html plots over time
 // after each. Stepping RunUntil adds no events, so the run is the same as
-// one RunUntil to the end. step, when set, is told the simulated time
-// after each step.
-func (w *world) run(step func(now time.Duration)) {
+// one RunUntil to the end. step is told the simulated time after each
+// step and answers whether to go on; run returns false when it stopped
+// early (simrun run --max-wall, Ctrl-C).
+func (w *world) run(step func(now time.Duration) bool) bool {
 	f := w.v.File
-	if step == nil {
-		step = func(time.Duration) {}
-	}
 	const warmupSteps = 20
 	for i := 1; i <= warmupSteps && f.Warmup > 0; i++ {
 		at := f.Warmup * time.Duration(i) / warmupSteps
 		w.eng.RunUntil(at)
-		step(at)
+		if !step(at) {
+			return false
+		}
 	}
 	w.warmupPackets = w.nicPackets()
 	w.resetStats()
 	w.sampler = w.newSampler()
 	w.sampler.start(w.eng.Now())
-	end := f.Warmup + duration(f)
 	for i := 1; i <= samplesPerRun; i++ {
-		at := f.Warmup + duration(f)*time.Duration(i)/samplesPerRun
+		at := f.Warmup + f.MeasuredDuration()*time.Duration(i)/samplesPerRun
 		w.eng.RunUntil(at)
 		w.sampler.sample(at)
-		step(at)
+		if !step(at) {
+			return false
+		}
 	}
-	w.eng.RunUntil(end)
+	return true
+}
+
+// window is the measured time so far: the measured phase of a run that
+// ended, less for one stopped early, and the time run for one stopped in
+// its warm-up (whose statistics were never reset).
+func (w *world) window() time.Duration {
+	if w.sampler == nil {
+		return w.eng.Now()
+	}
+	return w.eng.Now() - w.v.File.Warmup
 }
 
 // nicPackets is the frames every NIC of the world sent since the last
@@ -234,13 +245,6 @@ func (w *world) eventErrors() error {
 		}
 	}
 	return nil
-}
-
-func duration(f *scenario.File) time.Duration {
-	if f.Duration == 0 {
-		return time.Second
-	}
-	return f.Duration
 }
 
 func (w *world) resetStats() {
@@ -274,7 +278,7 @@ func (w *world) resetStats() {
 // figures collects every figure of the variant.
 func (w *world) figures() report.Tree {
 	t := report.Tree{}
-	window := duration(w.v.File)
+	window := w.window()
 	now := w.eng.Now()
 	for _, name := range w.hostOrder {
 		h := w.hosts[name]

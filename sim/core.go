@@ -118,6 +118,9 @@ func NewCore(e *Engine, id, node int, prices *Prices, spins bool) *Core {
 	c.stats.Spinning = spins
 	// Layer 0 takes what is charged before any poller runs.
 	c.current = c.layer(layerDefault)
+	if spins {
+		c.layer(LayerIdlePoll)
+	}
 	return c
 }
 

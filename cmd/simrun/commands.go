@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/savanna-sim/savanna/internal/version"
@@ -47,15 +50,43 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// runFlags are simrun run's settings once parsed.
+type runFlags struct {
+	format   string
+	out      string
+	timing   bool
+	progress bool
+	// maxWall stops the run after this much wall time (0: no limit).
+	maxWall time.Duration
+	seed    *uint64
+}
+
 func cmdRun(args []string, stdout, stderr io.Writer) int {
+	return cmdRunWith(args, stdout, stderr, notifyStop)
+}
+
+// notifyStop relays SIGINT and SIGTERM to a run, which stops at its next
+// step with a partial report; release hands them back to their default
+// action, so that a second Ctrl-C ends the process at once.
+func notifyStop() (signals <-chan os.Signal, release func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	return ch, func() { signal.Stop(ch) }
+}
+
+// cmdRunWith is cmdRun with the source of stop signals given (specs
+// send their own).
+func cmdRunWith(args []string, stdout, stderr io.Writer, notify func() (<-chan os.Signal, func())) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	seed := fs.String("seed", "", "replace the scenario's seed")
 	format := fs.String("format", "table", "what to print: table, json or md")
-	out := fs.String("out", "", "write report.json, report.md, report.html, timing.json and captures into this folder")
+	out := fs.String("out", "", "write report.json, report.md, report.html, timing.json, VARIANT.cpu.folded (CPU profiles) and captures into this folder")
 	timing := fs.Bool("timing", false, "put the wall-clock figures (simulated-to-wall ratio, packets per wall second) into report.json too, which then differs from run to run")
+	progress := fs.Bool("progress", false, "draw the progress bar and the wall-time estimate on stderr even when it is not a terminal")
+	maxWall := fs.Duration("max-wall", 0, "stop after this much wall time (such as 30s or 10m) with a partial report marked incomplete (exit 1); 0 for no limit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR] [--timing]")
+		fmt.Fprintln(stderr, "usage: simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR] [--timing] [--progress] [--max-wall D]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -72,52 +103,99 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun run: --format %q; expected table, json or md\n", *format)
 		return 2
 	}
-	opts := rig.Options{Out: *out}
+	if *maxWall < 0 {
+		fmt.Fprintf(stderr, "simrun run: --max-wall %v is negative; give a wall time such as 30s, or 0 for no limit\n", *maxWall)
+		return 2
+	}
+	f := runFlags{format: *format, out: *out, timing: *timing, progress: *progress, maxWall: *maxWall}
 	if *seed != "" {
 		n, err := strconv.ParseUint(*seed, 10, 64)
 		if err != nil {
 			fmt.Fprintf(stderr, "simrun run: --seed %q is not a non-negative integer\n", *seed)
 			return 2
 		}
-		opts.Seed = &n
+		f.seed = &n
 	}
 	s, err := loadScenario(pos[0])
 	if err != nil {
-		fmt.Fprintf(stderr, "simrun: %v\n", err)
+		printErr(stderr, err)
 		return 2
+	}
+	signals, release := notify()
+	defer release()
+	return execute(s, f, signals, release, stdout, stderr)
+}
+
+// printErr prints an error, each of its lines (errors.Join puts one
+// error a line) prefixed with simrun:.
+func printErr(w io.Writer, err error) {
+	fmt.Fprintf(w, "simrun: %s\n", strings.ReplaceAll(err.Error(), "\n", "\nsimrun: "))
+}
+
+// signalName names a stop signal as users know it.
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// execute runs a loaded scenario and prints and writes its report. The
+// report is printed and written whenever the variants ran, even when an
+// expectation could not be evaluated (exit 2) or the run was stopped
+// (exit 1, marked incomplete), so that a long run's figures are kept.
+// A signal on signals, or maxWall passing, stops the run at its next
+// step; release is called on the first signal.
+func execute(s *scenario.Scenario, f runFlags, signals <-chan os.Signal, release func(), stdout, stderr io.Writer) int {
+	started := time.Now()
+	opts := rig.Options{Out: f.out, Seed: f.seed}
+	opts.Stop = func() string {
+		select {
+		case sig := <-signals:
+			if release != nil {
+				release()
+			}
+			return "stopped by " + signalName(sig)
+		default:
+		}
+		if f.maxWall > 0 && time.Since(started) >= f.maxWall {
+			return fmt.Sprintf("stopped by --max-wall %v", f.maxWall)
+		}
+		return ""
 	}
 	var span time.Duration
 	for _, v := range s.Variants {
 		span += rig.Span(v)
 	}
-	clock := newRunClock(stderr, span)
+	clock := newRunClock(stderr, span, f.progress)
 	opts.Progress = clock.progress
-	r, err := rig.Run(s, opts)
+	r, runErr := rig.Run(s, opts)
 	clock.finish()
-	if err != nil {
-		fmt.Fprintf(stderr, "simrun: %v\n", err)
-		var inv *rig.InvalidError
-		if errors.As(err, &inv) {
-			return 2
-		}
+	if r == nil {
+		printErr(stderr, runErr)
 		return 2
 	}
-	if *timing {
+	if f.timing {
 		r.Timing = &clock.timing
 	}
-	if *timing || isTerminal(stderr) {
+	if f.timing || isTerminal(stderr) {
 		for _, t := range clock.timing.Variants {
 			fmt.Fprintf(stderr, "simrun: %s: %.3g simulated s in %.3g wall s (%.3g×), %.0f simulated packets per wall second\n",
 				t.Variant, t.SimSeconds, t.WallSeconds, t.SimToWall, t.PacketsPerWallSecond)
 		}
 	}
-	if *out != "" {
-		if err := writeOutputs(*out, r, &clock.timing); err != nil {
-			fmt.Fprintf(stderr, "simrun: %v\n", err)
-			return 2
+	code := 0
+	if f.out != "" {
+		if err := writeOutputs(f.out, r, &clock.timing); err != nil {
+			printErr(stderr, err)
+			code = 2
 		}
 	}
-	switch *format {
+	var err error
+	switch f.format {
 	case "json":
 		err = r.WriteJSON(stdout)
 	case "md":
@@ -126,10 +204,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		err = r.WriteTable(stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "simrun: %v\n", err)
-		return 2
+		printErr(stderr, err)
+		code = 2
 	}
-	if !r.Passed() {
+	var inc *rig.IncompleteError
+	switch {
+	case errors.As(runErr, &inc):
+		printErr(stderr, runErr)
+		return max(code, 1)
+	case runErr != nil:
+		printErr(stderr, runErr)
+		return 2
+	case code != 0:
+		return code
+	case !r.Passed():
 		return 1
 	}
 	return 0
@@ -139,12 +227,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 // the run's wall-clock figures, kept out of report.json so that it stays
 // the same from run to run.
 func writeOutputs(dir string, r *report.Report, timing *report.Timing) error {
-	for name, write := range map[string]func(io.Writer) error{
+	files := map[string]func(io.Writer) error{
 		"report.json": r.WriteJSON,
 		"report.md":   r.WriteMarkdown,
 		"report.html": r.WriteHTML,
 		"timing.json": timing.WriteJSON,
-	} {
+	}
+	for _, v := range r.Variants {
+		files[v+".cpu.folded"] = func(w io.Writer) error { return r.WriteFolded(w, v) }
+	}
+	for name, write := range files {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
 			return err
@@ -170,7 +262,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		err = rig.Check(s)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "simrun: %v\n", err)
+		printErr(stderr, err)
 		return 2
 	}
 	fmt.Fprintf(stdout, "%s: valid (%d variant(s), %d expectation(s))\n", s.Path, len(s.Variants), len(s.File.Expect))

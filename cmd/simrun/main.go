@@ -7,8 +7,11 @@
 //	simrun topo [PRESET|host] [--json]       a machine's NUMA layout
 //	simrun version                           Savanna's version
 //
-// Exit codes of run: 0 every expectation held, 1 an expectation failed,
-// 2 the scenario is invalid or cannot run.
+// Exit codes of run: 0 every expectation held, 1 an expectation failed
+// or the run was stopped (--max-wall, SIGINT, SIGTERM) with a partial
+// report marked incomplete, 2 the scenario is invalid or cannot run (an
+// expectation that cannot be evaluated included; the report is still
+// printed).
 package main
 
 import (
@@ -25,6 +28,7 @@ const usage = `simrun runs Savanna scenarios in virtual time.
 
 Usage:
   simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR] [--timing]
+             [--progress] [--max-wall D]
   simrun validate FILE|NAME
   simrun list
   simrun topo [PRESET|host] [--json]
@@ -35,8 +39,11 @@ Usage:
 
 FILE is a scenario file; NAME is a bundled scenario (simrun list shows them).
 
-Exit codes of run: 0 every expectation held, 1 an expectation failed,
-2 the file is invalid or cannot run.
+Exit codes of run: 0 every expectation held; 1 an expectation failed, or
+the run was stopped (--max-wall, Ctrl-C, SIGTERM) and its partial report is
+marked incomplete; 2 the file is invalid or cannot run, or an expectation
+cannot be evaluated (the report is still printed). validate: 0 or 2; it
+checks expectations against the figures the built variants have.
 
 Start with:  simrun run quickstart
 Scenario format: docs/scenarios.md

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -22,7 +23,19 @@ type runClock struct {
 	timing  report.Timing
 	// simDone is the simulated time of the variants already finished.
 	simDone time.Duration
+	// total is the simulated time of every variant to run.
+	total time.Duration
+	// now is the wall clock (time.Now; specs give their own).
+	now func() time.Time
+	// warn is where the long-run estimate goes, nil to keep quiet;
+	// estimated is set once it has been made.
+	warn      io.Writer
+	estimated bool
 }
+
+// longRun is the wall time from which simrun run says, when it starts,
+// how long it will take.
+const longRun = time.Hour
 
 // isTerminal reports whether w is a terminal outside CI: only then is a
 // progress bar drawn, so CI logs and pipes stay quiet.
@@ -34,11 +47,15 @@ func isTerminal(w io.Writer) bool {
 	return term.IsTerminal(int(f.Fd()))
 }
 
-// newRunClock returns a clock; it draws a bar on stderr when stderr is a
-// terminal. total is the simulated time of every variant to run.
-func newRunClock(stderr io.Writer, total time.Duration) *runClock {
-	c := &runClock{}
-	if isTerminal(stderr) {
+// newRunClock returns a clock; it draws a bar on stderr, with an
+// estimate of the wall time left, when stderr is a terminal or force is
+// set (simrun run --progress), and says once when the run starts if it
+// will take more than an hour. total is the simulated time of every
+// variant to run.
+func newRunClock(stderr io.Writer, total time.Duration, force bool) *runClock {
+	c := &runClock{total: total, now: time.Now}
+	if force || isTerminal(stderr) {
+		c.warn = stderr
 		c.bar = progressbar.NewOptions64(total.Microseconds(),
 			progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetWidth(30),
@@ -55,7 +72,11 @@ func newRunClock(stderr io.Writer, total time.Duration) *runClock {
 // progress is the rig's Progress callback.
 func (c *runClock) progress(p rig.Progress) {
 	if p.Sim == 0 && !p.Done {
-		c.started = time.Now()
+		c.started = c.now()
+	}
+	if !c.estimated && !p.Done && p.Sim > 0 {
+		c.estimated = true
+		c.estimate(c.simDone+p.Sim, c.now().Sub(c.started))
 	}
 	if c.bar != nil {
 		c.bar.Describe(fmt.Sprintf("%s (%d/%d) sim %s of %s", p.Variant, p.Index+1, p.Variants,
@@ -65,15 +86,39 @@ func (c *runClock) progress(p rig.Progress) {
 	if !p.Done {
 		return
 	}
-	c.simDone += p.End
-	wall := time.Since(c.started).Seconds()
+	c.simDone += p.Sim
+	wall := c.now().Sub(c.started).Seconds()
 	t := report.VariantTiming{Variant: p.Variant, WallSeconds: report.Round(wall, 3),
-		SimSeconds: report.Round(p.End.Seconds(), 9), Packets: p.Packets, Events: p.Events}
+		SimSeconds: report.Round(p.Sim.Seconds(), 9), Packets: p.Packets, Events: p.Events}
 	if wall > 0 {
-		t.SimToWall = report.Round(p.End.Seconds()/wall, 6)
+		t.SimToWall = report.Round(p.Sim.Seconds()/wall, 6)
 		t.PacketsPerWallSecond = report.Round(float64(p.Packets)/wall, 0)
 	}
 	c.timing.Variants = append(c.timing.Variants, t)
+}
+
+// estimate says, once, how long the whole run will take at the rate of
+// its first step (sim simulated in wall), when that is more than
+// longRun. Later variants may run faster or slower; the bar's estimate
+// follows them.
+func (c *runClock) estimate(sim, wall time.Duration) {
+	if c.warn == nil || sim <= 0 || wall <= 0 {
+		return
+	}
+	left := time.Duration(float64(c.total-sim) * (float64(wall) / float64(sim)))
+	if left+wall <= longRun {
+		return
+	}
+	if c.bar != nil {
+		_ = c.bar.Clear()
+	}
+	fmt.Fprintf(c.warn, "simrun: this run will take about %s of wall time at the current rate (press Ctrl-C to stop with a partial report)\n", roughly(left+wall))
+}
+
+// roughly prints a long wall time to the minute: 1h20m.
+func roughly(d time.Duration) string {
+	s := d.Round(time.Minute).String()
+	return strings.TrimSuffix(s, "0s")
 }
 
 // finish clears the bar.

@@ -93,7 +93,7 @@ var _ = Describe("simrun run", func() {
 		code, _, errOut := simrun("run", "quickstart", "--out", dir)
 		Expect(errOut).To(BeEmpty())
 		Expect(code).To(Equal(0))
-		for _, f := range []string{"report.json", "report.md", "report.html", "timing.json", "default.server.eth0.pcapng"} {
+		for _, f := range []string{"report.json", "report.md", "report.html", "timing.json", "default.cpu.folded", "default.server.eth0.pcapng"} {
 			Expect(filepath.Join(dir, f)).To(BeAnExistingFile())
 		}
 		page, err := os.ReadFile(filepath.Join(dir, "report.html"))

@@ -35,6 +35,9 @@ code{background:#f4f4f4}</style></head><body>` + "\n")
 		fmt.Fprintf(&b, "<p><b>Reproduces:</b> %s</p>\n", e(strings.TrimSpace(r.Reproduces)))
 	}
 	fmt.Fprintf(&b, "<p>Seed %d, <code>%s</code> (sha256 %s), Savanna %s.</p>\n", r.Seed, e(r.File), e(r.Hash[:min(12, len(r.Hash))]), e(r.Savanna))
+	if r.Incomplete != "" {
+		fmt.Fprintf(&b, "<p class=\"fail\">Incomplete: %s</p>\n", e(r.Incomplete))
+	}
 	if len(r.Expectations) > 0 {
 		b.WriteString("<h2>Expectations</h2>\n<ul>\n")
 		for _, x := range r.Expectations {

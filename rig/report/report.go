@@ -34,6 +34,11 @@ type Report struct {
 	// Figures maps a variant to its figures.
 	Figures      map[string]Tree `json:"figures"`
 	Expectations []Expectation   `json:"expectations"`
+	// Incomplete says why the run stopped before its end (simrun run
+	// --max-wall, Ctrl-C); the report then holds the variants that
+	// finished and the interrupted one's figures so far, and no
+	// expectation was evaluated.
+	Incomplete string `json:"incomplete,omitempty"`
 	// Latencies are the apps' latency distributions, for report.html.
 	Latencies []Distribution `json:"-"`
 	// Series are figures over time, for report.html.
@@ -78,8 +83,11 @@ type VariantTiming struct {
 	Events uint64 `json:"sim_events"`
 }
 
-// Passed reports whether every expectation held.
+// Passed reports whether the run finished and every expectation held.
 func (r *Report) Passed() bool {
+	if r.Incomplete != "" {
+		return false
+	}
 	for _, e := range r.Expectations {
 		if !e.Held {
 			return false
@@ -133,6 +141,9 @@ func FormatValue(v float64) string {
 // basic counters by their driver names); JSON and Markdown carry all.
 func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "scenario %s (seed %d, savanna %s)\n", r.Scenario, r.Seed, r.Savanna)
+	if r.Incomplete != "" {
+		fmt.Fprintf(w, "INCOMPLETE (%s)\n", r.Incomplete)
+	}
 	if r.Description != "" {
 		fmt.Fprintf(w, "%s\n", strings.TrimSpace(r.Description))
 	}
@@ -168,6 +179,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "Reproduces: %s\n\n", strings.TrimSpace(r.Reproduces))
 	}
 	fmt.Fprintf(w, "Seed %d, scenario `%s` (sha256 %s), Savanna %s.\n\n", r.Seed, r.File, r.Hash[:min(12, len(r.Hash))], r.Savanna)
+	if r.Incomplete != "" {
+		fmt.Fprintf(w, "**Incomplete:** %s\n\n", r.Incomplete)
+	}
 	if len(r.Expectations) > 0 {
 		fmt.Fprintf(w, "## Expectations\n\n")
 		r.writeExpectations(w, "- ")

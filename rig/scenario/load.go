@@ -100,6 +100,13 @@ func Parse(path string, data []byte) (*Scenario, error) {
 	return s, nil
 }
 
+// Errorf returns an error located at key path key of the file as
+// written (the nearest existing parent if the key itself is absent).
+func (s *Scenario) Errorf(key, format string, args ...any) error {
+	line, col := locate(s.doc, key)
+	return &yamlstrict.Error{File: s.Path, Line: line, Col: col, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
 // Errorf returns an error located at key path key of the variant's
 // document (the nearest existing parent if the key itself is absent).
 func (v *Variant) Errorf(key, format string, args ...any) error {
@@ -278,6 +285,37 @@ func locate(doc *yaml.Node, path string) (int, int) {
 		}
 	}
 	return line, col
+}
+
+// present reports whether a document sets the key path to a value other
+// than null, to tell a key written as 0 from one left out.
+func present(doc *yaml.Node, path string) bool {
+	n := doc
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, seg := range splitPath(path) {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		var next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			next = mapValue(n, seg)
+		case yaml.SequenceNode:
+			if idx, err := strconv.Atoi(seg); err == nil && idx >= 0 && idx < len(n.Content) {
+				next = n.Content[idx]
+			}
+		}
+		if next == nil {
+			return false
+		}
+		n = next
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return !(n.Kind == yaml.ScalarNode && n.Tag == "!!null")
 }
 
 func cloneNode(n *yaml.Node) *yaml.Node {

@@ -139,3 +139,19 @@ type QATFault struct {
 	Rate   float64       `yaml:"rate"`
 	For    time.Duration `yaml:"for"`
 }
+
+// DefaultDuration is the measured phase of a file that gives no duration.
+const DefaultDuration = time.Second
+
+// MeasuredDuration is the measured phase: duration, or DefaultDuration
+// when the file gives none.
+func (f *File) MeasuredDuration() time.Duration {
+	if f.Duration == 0 {
+		return DefaultDuration
+	}
+	return f.Duration
+}
+
+// Span is the simulated time a run of the file takes: its warm-up and
+// its measured phase.
+func (f *File) Span() time.Duration { return f.Warmup + f.MeasuredDuration() }

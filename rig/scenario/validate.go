@@ -2,13 +2,16 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/savanna-sim/savanna/internal/yamlstrict"
+	"github.com/savanna-sim/savanna/sim/qat"
 )
 
 // validate checks what the schema alone cannot: required keys, names that
@@ -25,13 +28,16 @@ func validate(path string, doc *yaml.Node, f *File) error {
 	if strings.TrimSpace(f.Name) == "" {
 		return errAt("name", "name is required")
 	}
-	if f.Duration < 0 || f.Warmup < 0 {
-		return errAt("duration", "durations cannot be negative")
+	if err := validateSpan(doc, f, errAt); err != nil {
+		return err
 	}
 	if len(f.Hosts) == 0 {
 		return errAt("hosts", "at least one host is required")
 	}
 	nics := map[string]bool{}
+	// addrs are the NICs' addresses in host and NIC order, for the
+	// targets of load generators.
+	var addrs []nicAddr
 	for _, hn := range sortedHostNames(f) {
 		h := f.Hosts[hn]
 		hk := "hosts." + hn
@@ -54,9 +60,16 @@ func validate(path string, doc *yaml.Node, f *File) error {
 			}
 			nics[hn+"."+n.Name] = true
 			if n.IP != "" {
-				if _, err := netip.ParsePrefix(n.IP); err != nil {
+				p, err := netip.ParsePrefix(n.IP)
+				if err != nil {
 					return errAt(nk+".ip", "%q is not an address with a prefix length such as 10.0.0.1/24", n.IP)
 				}
+				for _, o := range addrs {
+					if o.addr == p.Addr() {
+						return errAt(nk+".ip", "address %s is also on %s (%s); each NIC needs its own", p.Addr(), o.ref, o.key)
+					}
+				}
+				addrs = append(addrs, nicAddr{addr: p.Addr(), ref: hn + "." + n.Name, key: nk + ".ip"})
 			}
 		}
 		if h.Stack != nil {
@@ -91,6 +104,9 @@ func validate(path string, doc *yaml.Node, f *File) error {
 			}
 		}
 	}
+	if err := validateTargets(f, addrs, errAt); err != nil {
+		return err
+	}
 	for i, l := range f.Links {
 		lk := fmt.Sprintf("links[%d]", i)
 		if len(l.Ends) != 2 {
@@ -101,9 +117,12 @@ func validate(path string, doc *yaml.Node, f *File) error {
 				return errAt(fmt.Sprintf("%s.ends[%d]", lk, j), "no NIC %q; ends name host.nic of a NIC defined under hosts", end)
 			}
 		}
-		for key, p := range map[string]float64{"loss": l.Loss, "duplicate": l.Duplicate, "reorder": l.Reorder, "corrupt": l.Corrupt} {
-			if p < 0 || p > 1 {
-				return errAt(lk+"."+key, "%v is not a probability between 0 and 1", p)
+		for _, p := range []struct {
+			key string
+			p   float64
+		}{{"loss", l.Loss}, {"duplicate", l.Duplicate}, {"reorder", l.Reorder}, {"corrupt", l.Corrupt}} {
+			if p.p < 0 || p.p > 1 || math.IsNaN(p.p) {
+				return errAt(lk+"."+p.key, "%v is not a probability between 0 and 1", p.p)
 			}
 		}
 	}
@@ -123,6 +142,13 @@ func validate(path string, doc *yaml.Node, f *File) error {
 		if n != 1 {
 			return errAt(ek, "an event has exactly one action (reload, link_down, link_up, qat_fault, qat_clear, stop_app, start_app); found %d", n)
 		}
+		if e.At < 0 {
+			return errAt(ek+".at", "%v is before the start of the run; an event's at is 0 or later", e.At)
+		}
+		if span := f.Span(); e.At > span {
+			return errAt(ek+".at", "%v is after the end of the run (%v: warmup %v + duration %v); it would never happen",
+				e.At, span, f.Warmup, describeDuration(f))
+		}
 		if e.Reload != "" && f.Hosts[e.Reload] == nil {
 			return errAt(ek+".reload", "no host %q", e.Reload)
 		}
@@ -132,14 +158,126 @@ func validate(path string, doc *yaml.Node, f *File) error {
 			}
 		}
 		for key, q := range map[string]*QATFault{"qat_fault": e.QATFault, "qat_clear": e.QATClear} {
-			if q != nil && f.Hosts[q.Host] == nil {
+			if q == nil {
+				continue
+			}
+			if f.Hosts[q.Host] == nil {
 				return errAt(ek+"."+key+".host", "no host %q", q.Host)
+			}
+			if err := validateQATFault(doc, ek+"."+key, q, key == "qat_fault", errAt); err != nil {
+				return err
 			}
 		}
 	}
 	for i, x := range f.Expect {
 		if strings.TrimSpace(x) == "" {
 			return errAt(fmt.Sprintf("expect[%d]", i), "empty expectation")
+		}
+	}
+	return nil
+}
+
+// maxSpan bounds the simulated time of a run's warm-up and of its
+// measured phase: the rig steps each in even fractions, which must not
+// overflow the engine's clock, and no run of that length could finish
+// in wall time anyway.
+const maxSpan = 1000 * time.Hour
+
+type errAtFunc func(key, format string, args ...any) error
+
+// validateSpan checks warmup and duration. An absent duration takes
+// DefaultDuration; an explicit 0 is an error, since it would measure
+// nothing.
+func validateSpan(doc *yaml.Node, f *File, errAt errAtFunc) error {
+	if f.Warmup < 0 {
+		return errAt("warmup", "%v is negative; warmup is 0 or more", f.Warmup)
+	}
+	if f.Duration < 0 {
+		return errAt("duration", "%v is negative; duration is more than 0 (default %v when absent)", f.Duration, DefaultDuration)
+	}
+	if f.Duration == 0 && present(doc, "duration") {
+		return errAt("duration", "a measured phase of 0s measures nothing; give a duration such as 1s, or leave the key out for the default %v", DefaultDuration)
+	}
+	if f.Warmup > maxSpan {
+		return errAt("warmup", "%v is longer than %v, the most simulated time a run's warmup may take", f.Warmup, maxSpan)
+	}
+	if f.Duration > maxSpan {
+		return errAt("duration", "%v is longer than %v, the most simulated time a run's duration may take", f.Duration, maxSpan)
+	}
+	return nil
+}
+
+func describeDuration(f *File) string {
+	if f.Duration == 0 {
+		return DefaultDuration.String() + " (the default)"
+	}
+	return f.Duration.String()
+}
+
+// validateQATFault checks a qat_fault's or qat_clear's parameters as
+// the device would when the event fires, so that validate finds them.
+func validateQATFault(doc *yaml.Node, key string, q *QATFault, inject bool, errAt errAtFunc) error {
+	kind := qat.FaultKind(q.Kind)
+	if err := kind.Validate(); err != nil {
+		return errAt(key+".kind", "%v", err)
+	}
+	if q.Device < 0 {
+		return errAt(key+".device", "device %d; devices are numbered from 0 in the host's qat list", q.Device)
+	}
+	if !inject {
+		return nil
+	}
+	hasRate := present(doc, key+".rate")
+	if hasRate && (q.Rate < 0 || q.Rate > 1 || math.IsNaN(q.Rate)) {
+		return errAt(key+".rate", "%v is not a share between 0 and 1", q.Rate)
+	}
+	switch {
+	case kind == qat.FaultEngineError && !hasRate:
+		return errAt(key+".rate", "engine_error needs a rate (the share of requests that fail, 0..1)")
+	case kind != qat.FaultEngineError && hasRate:
+		return errAt(key+".rate", "rate applies to engine_error only, not to %s", kind)
+	}
+	if q.For < 0 {
+		return errAt(key+".for", "%v is negative", q.For)
+	}
+	return nil
+}
+
+// nicAddr is a NIC's address with where the file gives it.
+type nicAddr struct {
+	addr     netip.Addr
+	ref, key string
+}
+
+// validateTargets checks that every app's target written as ip:port (the
+// load generators: redis-benchmark, wrk, oltp-client) names an address a
+// NIC of the file has. A target that is not ip:port is left to the app's
+// own parser, whose error says what it expects.
+func validateTargets(f *File, addrs []nicAddr, errAt errAtFunc) error {
+	for _, hn := range sortedHostNames(f) {
+		for i := range f.Hosts[hn].Apps {
+			t := mapValue(&f.Hosts[hn].Apps[i], "target")
+			if t == nil || t.Kind != yaml.ScalarNode {
+				continue
+			}
+			ap, err := netip.ParseAddrPort(t.Value)
+			if err != nil {
+				continue
+			}
+			found := false
+			var have []string
+			for _, a := range addrs {
+				found = found || a.addr == ap.Addr()
+				have = append(have, a.addr.String()+" on "+a.ref)
+			}
+			if found {
+				continue
+			}
+			list := "no NIC has an ip"
+			if len(have) > 0 {
+				list = "addresses: " + strings.Join(have, ", ")
+			}
+			return errAt(fmt.Sprintf("hosts.%s.apps[%d].target", hn, i), "no NIC has the address %s (%s)", ap.Addr(), list)
 		}
 	}
 	return nil
