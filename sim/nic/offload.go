@@ -4,24 +4,19 @@ import (
 	"encoding/binary"
 
 	"github.com/savanna-sim/savanna/hw"
-	"github.com/savanna-sim/savanna/stack/checksum"
 )
 
 // pseudoHeader returns the unfolded sum of the transport pseudo-header of
 // the classified frame: RFC 768/793 for IPv4, RFC 8200 section 8.1 for
-// IPv6.
+// IPv6. The sums are the model's own (checksum.go), not the stack's.
 func pseudoHeader(f *FrameInfo, l4len int) uint64 {
 	if f.L3 == L3IPv4 {
 		var s, d [4]byte
 		copy(s[:], f.Src[:4])
 		copy(d[:], f.Dst[:4])
-		return checksum.PseudoHeaderV4(s, d, f.Proto, l4len)
+		return pseudoSumV4(s, d, f.Proto, l4len)
 	}
-	sum := checksum.Add(0, f.Src[:])
-	sum = checksum.Add(sum, f.Dst[:])
-	sum += uint64(l4len>>16) + uint64(l4len&0xffff)
-	sum += uint64(f.Proto)
-	return sum
+	return pseudoSumV6(f.Src[:], f.Dst[:], f.Proto, l4len)
 }
 
 // rxChecksumFlags verifies the checksums of a received frame as a NIC
@@ -33,7 +28,7 @@ func rxChecksumFlags(frame []byte, f *FrameInfo, offloads hw.RxOffloads) hw.Offl
 	var flags hw.OffloadFlags
 	if f.L3 == L3IPv4 && offloads&hw.RxOffloadIPv4Checksum != 0 {
 		hdr := frame[f.L2Len : f.L2Len+f.L3Len]
-		if checksum.Checksum(hdr) == 0 {
+		if inetChecksum(hdr) == 0 {
 			flags |= hw.RxIPChecksumGood
 		} else {
 			flags |= hw.RxIPChecksumBad
@@ -75,8 +70,7 @@ func rxChecksumFlags(frame []byte, f *FrameInfo, offloads hw.RxOffloads) hw.Offl
 			return flags | hw.RxL4ChecksumBad
 		}
 	}
-	sum := checksum.Add(pseudoHeader(f, len(l4)), l4)
-	if checksum.Finish(sum) == 0 {
+	if checksumFrom(pseudoHeader(f, len(l4)), l4) == 0 {
 		return flags | hw.RxL4ChecksumGood
 	}
 	return flags | hw.RxL4ChecksumBad
@@ -125,7 +119,7 @@ func applyTxChecksums(frame []byte, m *hw.Mbuf, enabled hw.TxOffloads) txOffload
 		default:
 			hdr := frame[f.L2Len : f.L2Len+f.L3Len]
 			hdr[10], hdr[11] = 0, 0
-			binary.BigEndian.PutUint16(hdr[10:], checksum.Checksum(hdr))
+			binary.BigEndian.PutUint16(hdr[10:], inetChecksum(hdr))
 		}
 	}
 	var need hw.TxOffloads
@@ -149,11 +143,11 @@ func applyTxChecksums(frame []byte, m *hw.Mbuf, enabled hw.TxOffloads) txOffload
 	}
 	seg := frame[f.L4Off() : f.L2Len+f.L3Total]
 	phdr := pseudoHeader(&f, len(seg))
-	if binary.BigEndian.Uint16(seg[field:]) != checksum.Fold(phdr) {
+	if binary.BigEndian.Uint16(seg[field:]) != fold16(phdr) {
 		res.phdrMissing = true
 	}
 	seg[field], seg[field+1] = 0, 0
-	sum := checksum.Finish(checksum.Add(phdr, seg))
+	sum := checksumFrom(phdr, seg)
 	if l4 == L4UDP && sum == 0 {
 		sum = 0xffff // RFC 768: a computed zero is sent as all ones
 	}

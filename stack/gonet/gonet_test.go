@@ -245,8 +245,16 @@ var _ = Describe("gonet over ring ports in real time", func() {
 		defer ln.Close()
 		_, err := c.Write([]byte("never read"))
 		Expect(err).NotTo(HaveOccurred())
-		Eventually(func() int { b := make([]byte, 0); _, _ = s.Read(b); return 1 }).Should(Equal(1))
-		time.Sleep(50 * time.Millisecond) // let the bytes arrive
+		// The bytes must have reached B's engine (its receive buffer or the
+		// server conn's ring) before the close, or there is nothing unread
+		// to turn the close into a RST.
+		Eventually(func() uint64 {
+			var n uint64
+			for _, lc := range w.b.Snapshot().Lcores {
+				n += lc.TCP.InDataBytes
+			}
+			return n
+		}).WithTimeout(5 * time.Second).Should(BeNumerically(">=", len("never read")))
 		Expect(s.Close()).To(Succeed())
 		_, err = c.Read(make([]byte, 10))
 		Expect(errors.Is(err, syscall.ECONNRESET)).To(BeTrue(), "%v", err)
