@@ -25,6 +25,10 @@ type Listener struct {
 
 	evPending EventMask
 	evQueued  bool
+	// set is the EventSet the listener reports to (nil: the stack's
+	// ready list), with the application's data for its events.
+	set     *EventSet
+	setData any
 }
 
 // Listen opens a listener on addr:port (addr 0.0.0.0 matches every local

@@ -99,6 +99,10 @@ type Conn struct {
 	noDelay    bool
 	keepAlive  bool
 	hook       func(*Conn, EventMask)
+	// set is the EventSet the connection reports to (nil: the stack's
+	// ready list), with the application's data for its events.
+	set     *EventSet
+	setData any
 	// direct, when set, takes in-order bytes straight from an arriving
 	// segment while the receive buffer is empty (SetDirectReceiver).
 	direct func(p []byte) int

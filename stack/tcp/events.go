@@ -56,34 +56,34 @@ func (s *Stack) Events(dst []Event) []Event {
 	return dst
 }
 
-// evInSet is a private bit of a listener's pending conditions: the
-// listener is in an EventSet, which collects its conditions itself, and
-// its connections wait for EventSet.Add rather than going on the
-// stack's ready list before they are accepted.
-const evInSet EventMask = 1 << 7
-
-// notify records readiness conditions of c for its ready list and the
-// connection's hook. A connection in an EventSet has the set's hook,
-// which queues it on the set's list first, so it never reaches the
-// stack's. One not yet accepted from a listener in a set only records
-// them: EventSet.Add reports them.
+// notify records readiness conditions of c for its ready list (its
+// EventSet's, or the stack's) and calls the connection's hook. One not
+// yet accepted from a listener in a set only records them: EventSet.Add
+// reports them.
 func (c *Conn) notify(m EventMask) {
 	if c.hook != nil {
 		c.hook(c, m)
 	}
 	c.evPending |= m
-	if c.evQueued || (c.listener != nil && c.listener.evPending&evInSet != 0) {
+	if c.evQueued {
 		return
 	}
-	c.evQueued = true
-	c.s.ready = append(c.s.ready, Event{Conn: c})
+	switch {
+	case c.set != nil:
+		c.evQueued = true
+		c.set.ready = append(c.set.ready, Event{Conn: c, Data: c.setData})
+	case c.listener != nil && c.listener.set != nil:
+	default:
+		c.evQueued = true
+		c.s.ready = append(c.s.ready, Event{Conn: c})
+	}
 }
 
 // notify records readiness conditions of l, for the stack's ready list
 // or, when l is in an EventSet, for the set to collect.
 func (l *Listener) notify(m EventMask) {
 	l.evPending |= m
-	if !l.evQueued && l.evPending&evInSet == 0 {
+	if !l.evQueued && l.set == nil {
 		l.evQueued = true
 		l.s.ready = append(l.s.ready, Event{Listener: l})
 	}

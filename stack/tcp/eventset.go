@@ -12,41 +12,32 @@ import "slices"
 // appears at most once per drain with the union of the conditions that
 // became true since the last one.
 //
-// A connection's readiness reaches its set through the connection's
-// event hook: adding a connection takes its hook, and SetEventHook on it
-// afterwards takes it out of the set (back to the stack's list). The
-// notification costs one indirect call and an append to the set's list:
-// no lookup and, once the list has grown, no allocation.
+// A socket in a set points at it, so a notification costs an append to
+// the set's list: no lookup and, once the list has grown, no allocation.
 type EventSet struct {
 	ready     []Event
-	listeners []watched
-}
-
-// watched is a listener of the set with the data its events carry.
-type watched struct {
-	l    *Listener
-	data any
+	listeners []*Listener
 }
 
 // Add makes c report its readiness to the set, with data in every Event
 // (epoll_data): the application finds its state for the connection
 // without a lookup. Conditions already pending (bytes that came with the
 // handshake's last ACK, before Accept) are reported at the next drain, as
-// epoll_ctl(EPOLL_CTL_ADD) reports a socket that is already ready. Add a
-// connection to one set, once; it allocates the connection's hook.
+// epoll_ctl(EPOLL_CTL_ADD) reports a socket that is already ready. A
+// connection belongs to one set at a time.
 func (es *EventSet) Add(c *Conn, data any) {
 	if c.evQueued {
-		c.s.unqueueConn(c)
+		if c.set == nil {
+			c.s.unqueueConn(c)
+		} else {
+			c.set.unqueueConn(c)
+		}
 		c.evQueued = false
 	}
-	c.hook = func(c *Conn, _ EventMask) {
-		if !c.evQueued {
-			c.evQueued = true
-			es.ready = append(es.ready, Event{Conn: c, Data: data})
-		}
-	}
+	c.set, c.setData = es, data
 	if c.evPending != 0 {
-		c.hook(c, c.evPending)
+		c.evQueued = true
+		es.ready = append(es.ready, Event{Conn: c, Data: data})
 	}
 }
 
@@ -60,18 +51,18 @@ func (es *EventSet) AddListener(l *Listener, data any) {
 		l.s.unqueueListener(l)
 		l.evQueued = false
 	}
-	l.evPending |= evInSet
-	es.listeners = append(es.listeners, watched{l, data})
+	l.set, l.setData = es, data
+	es.listeners = append(es.listeners, l)
 }
 
 // Events appends the set's pending readiness events to dst and empties
 // its ready list: first its listeners that have connections to accept,
 // then its connections in the order they first became ready.
 func (es *EventSet) Events(dst []Event) []Event {
-	for _, w := range es.listeners {
-		if m := w.l.evPending &^ evInSet; m != 0 {
-			w.l.evPending = evInSet
-			dst = append(dst, Event{Listener: w.l, Mask: m, Data: w.data})
+	for _, l := range es.listeners {
+		if m := l.evPending; m != 0 {
+			l.evPending = 0
+			dst = append(dst, Event{Listener: l, Mask: m, Data: l.setData})
 		}
 	}
 	for i := range es.ready {
@@ -91,10 +82,16 @@ func (es *EventSet) Events(dst []Event) []Event {
 // unqueueConn takes c off the stack's ready list, where it went before
 // it joined a set. The list holds only sockets in no set, so it is short
 // when applications use sets.
-func (s *Stack) unqueueConn(c *Conn) {
-	if i := slices.IndexFunc(s.ready, func(e Event) bool { return e.Conn == c }); i >= 0 {
-		s.ready = slices.Delete(s.ready, i, i+1)
+func (s *Stack) unqueueConn(c *Conn) { s.ready = unqueue(s.ready, c) }
+
+// unqueueConn takes c off the set's ready list, as it moves to another.
+func (es *EventSet) unqueueConn(c *Conn) { es.ready = unqueue(es.ready, c) }
+
+func unqueue(ready []Event, c *Conn) []Event {
+	if i := slices.IndexFunc(ready, func(e Event) bool { return e.Conn == c }); i >= 0 {
+		return slices.Delete(ready, i, i+1)
 	}
+	return ready
 }
 
 // unqueueListener is unqueueConn for a listener.
