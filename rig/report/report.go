@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 )
@@ -138,7 +139,9 @@ func FormatValue(v float64) string {
 // WriteTable writes a terminal table: one row per figure, one column per
 // variant, then the expectations. Like nstat, it leaves out figures that
 // are zero in every variant, and it leaves out xstats (they repeat the
-// basic counters by their driver names); JSON and Markdown carry all.
+// basic counters by their driver names) and each core's breakdown by
+// operation, layer and app phase (the host's cpu.all rows sum them up);
+// JSON and Markdown carry all.
 func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "scenario %s (seed %d, savanna %s)\n", r.Scenario, r.Seed, r.Savanna)
 	if r.Incomplete != "" {
@@ -153,7 +156,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	paths, cells := r.rows()
 	hidden := 0
 	for _, p := range paths {
-		if allZero(cells[p]) || strings.Contains(p, ".xstats.") {
+		if allZero(cells[p]) || strings.Contains(p, ".xstats.") || perCoreDetail.MatchString(p) {
 			hidden++
 			continue
 		}
@@ -214,6 +217,10 @@ func (r *Report) writeExpectations(w io.Writer, bullet string) {
 		fmt.Fprintln(w)
 	}
 }
+
+// perCoreDetail matches a core's figures by operation, layer and app
+// phase, which the terminal table leaves to the host's roll-up.
+var perCoreDetail = regexp.MustCompile(`\.cpu\.[0-9]+\.(ops|layers|during)\.`)
 
 func allZero(cells []string) bool {
 	for _, c := range cells {
