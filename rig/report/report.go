@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strconv"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 )
