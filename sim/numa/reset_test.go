@@ -1,56 +1,23 @@
 package numa_test
 
 import (
-	"fmt"
-	"reflect"
-	"regexp"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/statstest"
 	"github.com/savanna-sim/savanna/sim/numa"
 )
 
-// statLeaves flattens a stats value into its leaf fields by path
-// ("Nodes[1].Pages2M.Failed"). The spec walks the value rather than
-// naming fields so that a counter added later, and forgotten by
-// ResetStats, fails it.
-func statLeaves(v any) map[string]any {
-	out := map[string]any{}
-	var walk func(path string, v reflect.Value)
-	walk = func(path string, v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Struct:
-			t := v.Type()
-			for i := 0; i < t.NumField(); i++ {
-				if f := t.Field(i); f.IsExported() {
-					walk(path+"."+f.Name, v.Field(i))
-				}
-			}
-		case reflect.Slice, reflect.Array:
-			for i := 0; i < v.Len(); i++ {
-				walk(fmt.Sprintf("%s[%d]", path, i), v.Index(i))
-			}
-		default:
-			out[path] = v.Interface()
-		}
-	}
-	walk("", reflect.ValueOf(v))
-	return out
-}
-
-var statIndices = regexp.MustCompile(`\[\d+\]`)
-
 var _ = Describe("ResetStats", func() {
 	// The pool fields of both page sizes, by the rule of ResetStats.
-	gauges := map[string]bool{".Nodes.Node": true}
+	gauges := []string{"Nodes.Node"}
 	for _, pool := range []string{"Pages2M", "Pages1G"} {
 		for _, f := range []string{"PageSize", "TotalPages", "FreePages", "InUsePages", "InUseBytes", "LiveRegions"} {
-			gauges[".Nodes."+pool+"."+f] = true
+			gauges = append(gauges, "Nodes."+pool+"."+f)
 		}
 	}
-	peaks := map[string]bool{".Nodes.Pages2M.PeakInUsePages": true, ".Nodes.Pages1G.PeakInUsePages": true}
+	peaks := []string{"Nodes.Pages2M.PeakInUsePages", "Nodes.Pages1G.PeakInUsePages"}
 
 	It("zeroes the counters, keeps the pages held and restarts the peak from them", func() {
 		m := smallMemory()
@@ -91,25 +58,7 @@ var _ = Describe("ResetStats", func() {
 
 		m.ResetStats()
 		after := m.Stats()
-		b := statLeaves(before)
-		seen := map[string]bool{}
-		for path, v := range statLeaves(after) {
-			name := statIndices.ReplaceAllString(path, "")
-			seen[name] = true
-			switch {
-			case gauges[name]:
-				Expect(v).To(Equal(b[path]), "gauge %s changed", path)
-			case peaks[name]:
-			default:
-				Expect(v).To(BeZero(), "counter %s not reset", path)
-			}
-		}
-		for name := range gauges {
-			Expect(seen).To(HaveKey(name))
-		}
-		for name := range peaks {
-			Expect(seen).To(HaveKey(name))
-		}
+		Expect(statstest.Problems(before, after, gauges, peaks)).To(BeEmpty())
 		for _, n := range after.Nodes {
 			Expect(n.Pages2M.PeakInUsePages).To(Equal(n.Pages2M.InUsePages))
 			Expect(n.Pages1G.PeakInUsePages).To(Equal(n.Pages1G.InUsePages))

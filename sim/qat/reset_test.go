@@ -1,87 +1,19 @@
 package qat_test
 
 import (
-	"fmt"
-	"reflect"
-	"regexp"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/statstest"
 	"github.com/savanna-sim/savanna/sim/qat"
 )
 
-// statLeaves flattens a stats value into its leaf fields by path
-// ("Devices[0].Engines[1].Busy"). Embedded structs add no element, so the
-// paths read as the JSON does. The spec walks the value rather than
-// naming fields so that a counter added later, and forgotten by
-// ResetStats, fails it.
-func statLeaves(v any) map[string]any {
-	out := map[string]any{}
-	var walk func(path string, v reflect.Value)
-	walk = func(path string, v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Struct:
-			t := v.Type()
-			for i := 0; i < t.NumField(); i++ {
-				f := t.Field(i)
-				if !f.IsExported() {
-					continue
-				}
-				p := path
-				if !f.Anonymous {
-					if p != "" {
-						p += "."
-					}
-					p += f.Name
-				}
-				walk(p, v.Field(i))
-			}
-		case reflect.Slice, reflect.Array:
-			for i := 0; i < v.Len(); i++ {
-				walk(fmt.Sprintf("%s[%d]", path, i), v.Index(i))
-			}
-		default:
-			out[path] = v.Interface()
-		}
-	}
-	walk("", reflect.ValueOf(v))
-	return out
-}
-
-var indices = regexp.MustCompile(`\[\d+\]`)
-
-// expectReset checks a reset by the rule: every leaf whose path (indices
-// dropped) is not a gauge or a peak is zero, every gauge kept its value.
-// Peaks are left to the caller, who knows their gauges. Each name listed
-// must exist, so that a renamed field does not silently drop its check.
+// expectReset checks a reset by statstest's rule.
 func expectReset(before, after any, gauges, peaks []string) {
-	b, a := statLeaves(before), statLeaves(after)
-	ExpectWithOffset(1, len(a)).To(Equal(len(b)), "the reset changed the shape of the stats")
-	kind := map[string]string{}
-	for _, g := range gauges {
-		kind[g] = "gauge"
-	}
-	for _, p := range peaks {
-		kind[p] = "peak"
-	}
-	seen := map[string]bool{}
-	for path, v := range a {
-		name := indices.ReplaceAllString(path, "")
-		seen[name] = true
-		switch kind[name] {
-		case "gauge":
-			ExpectWithOffset(1, v).To(Equal(b[path]), "gauge %s changed", path)
-		case "peak":
-		default:
-			ExpectWithOffset(1, v).To(BeZero(), "counter %s not reset", path)
-		}
-	}
-	for name := range kind {
-		ExpectWithOffset(1, seen).To(HaveKey(name), "no field %s", name)
-	}
+	ExpectWithOffset(1, statstest.Problems(before, after, gauges, peaks)).To(BeEmpty())
 }
 
 var _ = Describe("ResetStats", func() {

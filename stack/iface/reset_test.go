@@ -2,45 +2,20 @@ package iface_test
 
 import (
 	"bytes"
-	"reflect"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/savanna-sim/savanna/internal/statstest"
 	"github.com/savanna-sim/savanna/stack/iface"
 )
-
-// statLeaves flattens a stats value into its leaf fields by path
-// ("ARP.RxReplies"). The spec walks the value rather than naming fields
-// so that a counter added later, and forgotten by ResetStats, fails it.
-func statLeaves(v any) map[string]any {
-	out := map[string]any{}
-	var walk func(path string, v reflect.Value)
-	walk = func(path string, v reflect.Value) {
-		if v.Kind() != reflect.Struct {
-			out[path] = v.Interface()
-			return
-		}
-		t := v.Type()
-		for i := 0; i < t.NumField(); i++ {
-			if f := t.Field(i); f.IsExported() {
-				walk(path+"."+f.Name, v.Field(i))
-			}
-		}
-	}
-	walk("", reflect.ValueOf(v))
-	return out
-}
 
 // expectAllZero checks that every leaf is zero: the interface's stats
 // and a socket's have counters only (no gauge, no peak).
 func expectAllZero(v any) {
-	leaves := statLeaves(v)
-	ExpectWithOffset(1, leaves).NotTo(BeEmpty())
-	for path, x := range leaves {
-		ExpectWithOffset(1, x).To(BeZero(), "counter %s not reset", path)
-	}
+	ExpectWithOffset(1, statstest.Leaves(v)).NotTo(BeEmpty())
+	ExpectWithOffset(1, statstest.Problems(v, v, nil, nil)).To(BeEmpty())
 }
 
 var _ = Describe("Interface.ResetStats", func() {
