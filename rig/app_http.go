@@ -91,8 +91,7 @@ func buildHTTP(w *world, h *host, key string, node *yaml.Node) (string, runner, 
 type wrkSpec struct {
 	AppCommon         `yaml:",inline"`
 	apphttp.WrkConfig `yaml:",inline"`
-	// Target is the server's ip:port.
-	Target string `yaml:"target"`
+	ClientApp         `yaml:",inline"`
 }
 
 // wrkRunner drives a wrk; end is the run's end, where its active phase
@@ -119,17 +118,7 @@ func (r wrkRunner) Completed(time.Duration) (uint64, string) {
 
 func buildWrk(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
 	var spec wrkSpec
-	if err := w.v.Decode(key, node, &spec); err != nil {
-		return "", nil, err
-	}
-	if err := spec.WrkConfig.Validate(); err != nil {
-		return "", nil, w.v.Errorf(key, "%v", err)
-	}
-	remote, err := w.target(key, spec.Target, 80)
-	if err != nil {
-		return "", nil, err
-	}
-	hs, err := w.stackApp(h, key)
+	hs, remote, err := w.clientSetup(h, key, node, &spec, 80)
 	if err != nil {
 		return "", nil, err
 	}

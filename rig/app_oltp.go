@@ -129,8 +129,7 @@ func buildOLTPServer(w *world, h *host, key string, node *yaml.Node) (string, ru
 type oltpClientSpec struct {
 	AppCommon         `yaml:",inline"`
 	oltp.ClientConfig `yaml:",inline"`
-	// Target is the server's ip:port.
-	Target string `yaml:"target"`
+	ClientApp         `yaml:",inline"`
 }
 
 type oltpClientRunner struct{ c *oltp.Client }
@@ -149,17 +148,7 @@ func (r oltpClientRunner) Completed(time.Duration) (uint64, string) {
 // steers back to it.
 func buildOLTPClient(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
 	var spec oltpClientSpec
-	if err := w.v.Decode(key, node, &spec); err != nil {
-		return "", nil, err
-	}
-	if err := spec.ClientConfig.Validate(); err != nil {
-		return "", nil, w.v.Errorf(key, "%v", err)
-	}
-	remote, err := w.target(key, spec.Target, 3306)
-	if err != nil {
-		return "", nil, err
-	}
-	hs, err := w.stackApp(h, key)
+	hs, remote, err := w.clientSetup(h, key, node, &spec, 3306)
 	if err != nil {
 		return "", nil, err
 	}

@@ -78,8 +78,7 @@ func buildRedisServer(w *world, h *host, key string, node *yaml.Node) (string, r
 type redisBenchSpec struct {
 	AppCommon         `yaml:",inline"`
 	redis.BenchConfig `yaml:",inline"`
-	// Target is the server's ip:port.
-	Target string `yaml:"target"`
+	ClientApp         `yaml:",inline"`
 }
 
 // redisBenchRunner drives a redis-benchmark; end is the run's end, the
@@ -120,17 +119,7 @@ func (r redisBenchRunner) Figures(now time.Duration) any {
 
 func buildRedisBenchmark(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
 	var spec redisBenchSpec
-	if err := w.v.Decode(key, node, &spec); err != nil {
-		return "", nil, err
-	}
-	if err := spec.BenchConfig.Validate(); err != nil {
-		return "", nil, w.v.Errorf(key, "%v", err)
-	}
-	remote, err := w.target(key, spec.Target, 6379)
-	if err != nil {
-		return "", nil, err
-	}
-	hs, err := w.stackApp(h, key)
+	hs, remote, err := w.clientSetup(h, key, node, &spec, 6379)
 	if err != nil {
 		return "", nil, err
 	}

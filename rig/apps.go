@@ -14,6 +14,7 @@ import (
 	"github.com/savanna-sim/savanna/internal/simhost"
 	"github.com/savanna-sim/savanna/rig/scenario"
 	"github.com/savanna-sim/savanna/sim"
+	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
 // AppCommon are the keys every app has.
@@ -34,6 +35,39 @@ type PortApp struct {
 	Queue *int `yaml:"queue"`
 	// Core is the CPU the app's lcore runs on.
 	Core int `yaml:"core"`
+}
+
+// ClientApp are the keys of load generators on a host's stack.
+type ClientApp struct {
+	// Target is the server's ip:port.
+	Target string `yaml:"target"`
+}
+
+func (c *ClientApp) targetAddr() string { return c.Target }
+
+// clientSpec is a load generator's scenario entry: its config validates
+// itself, and it names its target.
+type clientSpec interface {
+	Validate() error
+	targetAddr() string
+}
+
+// clientSetup decodes a load generator's entry into spec, validates it,
+// and resolves its target (usualPort is the example the error gives)
+// and the host's stack it runs on.
+func (w *world) clientSetup(h *host, key string, node *yaml.Node, spec clientSpec, usualPort int) (*hostStack, tcp.Addr, error) {
+	if err := w.v.Decode(key, node, spec); err != nil {
+		return nil, tcp.Addr{}, err
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, tcp.Addr{}, w.v.Errorf(key, "%v", err)
+	}
+	remote, err := w.target(key, spec.targetAddr(), usualPort)
+	if err != nil {
+		return nil, tcp.Addr{}, err
+	}
+	hs, err := w.stackApp(h, key)
+	return hs, remote, err
 }
 
 // runner is an app as the rig drives it.
