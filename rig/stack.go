@@ -53,25 +53,9 @@ func (w *world) buildStack(h *host) error {
 	if len(p.pools) < len(st.Cores) {
 		return w.v.Errorf(key+".cores", "%d stack cores need %d queue pairs; NIC %s has %d (set rx_queues)", len(st.Cores), len(st.Cores), p.name, len(p.pools))
 	}
-	tcpCfg := tcp.DefaultConfig()
-	if len(st.Tunables) > 0 {
-		node := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		for _, k := range sortedKeys(st.Tunables) {
-			v := st.Tunables[k]
-			node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k, Line: v.Line, Column: v.Column}, &v)
-		}
-		if err := w.v.Decode(key+".tunables", node, &tcpCfg); err != nil {
-			return err
-		}
-	}
-	if st.Congestion != "" {
-		tcpCfg.CongestionControl = st.Congestion
-	}
-	if st.MaxConnections > 0 {
-		tcpCfg.MaxConns = st.MaxConnections
-	}
-	if err := tcpCfg.Validate(); err != nil {
-		return w.v.Errorf(key+".tunables", "%v", err)
+	tcpCfg, err := w.tcpConfig(key, st)
+	if err != nil {
+		return err
 	}
 	hs := &hostStack{port: p, cores: st.Cores, store: resp.NewStore()}
 	if st.Kind == "kernel" {

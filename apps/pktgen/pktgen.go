@@ -9,6 +9,7 @@ package pktgen
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"time"
@@ -95,10 +96,14 @@ type Generator struct {
 	start, windowStart time.Duration
 	started            bool
 	seq                uint64
-	sentTotal          uint64
-	stats              Stats
-	rtt                *latency.Recorder
-	rx, tx             [burst]*hw.Mbuf
+	// windowSeq is the first sequence number of the measurement window:
+	// a frame sent in the very instant of a reset, just before it, is
+	// not the window's, whatever its time stamp says.
+	windowSeq uint64
+	sentTotal uint64
+	stats     Stats
+	rtt       *latency.Recorder
+	rx, tx    [burst]*hw.Mbuf
 }
 
 // New returns a generator that sends on queue of dev with mbufs from pool.
@@ -159,7 +164,7 @@ const payloadOff = 14 + 20 + 8
 func (g *Generator) ResetStats(now time.Duration) {
 	g.stats = Stats{}
 	g.rtt.Reset()
-	g.windowStart = now
+	g.windowStart, g.windowSeq = now, g.seq
 }
 
 // Stats returns the counters, with rates over the window ending at now.
@@ -194,7 +199,9 @@ func (g *Generator) Poll(m hw.Meter) (bool, time.Duration) {
 	if g.cfg.RatePPS == 0 {
 		return worked, now
 	}
-	next := g.start + time.Duration(float64(g.sentTotal+1)/g.cfg.RatePPS*1e9)
+	// Frame k is due at start + k/rate (see due): the next one is frame
+	// sentTotal.
+	next := g.start + time.Duration(math.Ceil(float64(g.sentTotal)/g.cfg.RatePPS*1e9))
 	return worked, max(next, now)
 }
 
@@ -219,7 +226,9 @@ func (g *Generator) receive(now time.Duration) bool {
 		d := mb.Data()
 		if len(d) >= payloadOff+payloadLen && binary.BigEndian.Uint32(d[payloadOff:]) == magic {
 			sent := time.Duration(binary.BigEndian.Uint64(d[payloadOff+8:]))
-			if sent >= g.windowStart {
+			// Sequence numbers travel as 32 bits: a frame is the window's
+			// when it is at most 2^31 ahead of the window's first.
+			if uint32(binary.BigEndian.Uint32(d[payloadOff+4:])-uint32(g.windowSeq)) < 1<<31 {
 				g.stats.RxPackets++
 				g.rtt.Record(now - sent)
 			}

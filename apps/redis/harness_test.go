@@ -7,11 +7,9 @@ import (
 
 	"github.com/savanna-sim/savanna/apps/resp"
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/simhost"
 	"github.com/savanna-sim/savanna/sim"
-	"github.com/savanna-sim/savanna/sim/cost"
 	"github.com/savanna-sim/savanna/sim/nic"
-	"github.com/savanna-sim/savanna/sim/numa"
-	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
@@ -33,29 +31,18 @@ type bed struct {
 	remote tcp.Addr
 }
 
+// newHost builds a user-space host on 1024-entry rings and 8192 mbufs,
+// with IPv4 and TCP checksums offloaded.
 func newHost(eng *sim.Engine, id uint16, name, addr string) *host {
-	topo, err := numa.Preset("xeon-e5-2650v2-2p")
+	h, err := simhost.NewHost(eng, simhost.HostConfig{
+		NIC: simhost.NICConfig{Name: name, ID: id,
+			TxOffloads: hw.TxOffloadIPv4Checksum | hw.TxOffloadTCPChecksum,
+			RxOffloads: hw.RxOffloadIPv4Checksum | hw.RxOffloadTCPChecksum,
+			RxRing:     1024, TxRing: 1024, Mbufs: 8192},
+		Address: addr, TCP: tcp.DefaultConfig(), CPU: int(id),
+	})
 	Expect(err).NotTo(HaveOccurred())
-	mem, err := numa.NewMemory(topo, &numa.HugepageConfig{Pages2M: []int64{256}})
-	Expect(err).NotTo(HaveOccurred())
-	port, err := nic.NewPort(eng, id, nic.PortConfig{Name: name, Model: "hi1822-25g"})
-	Expect(err).NotTo(HaveOccurred())
-	txOff := hw.TxOffloadIPv4Checksum | hw.TxOffloadTCPChecksum
-	rxOff := hw.RxOffloadIPv4Checksum | hw.RxOffloadTCPChecksum
-	Expect(port.Configure(hw.PortConf{RxQueues: 1, TxQueues: 1, TxOffloads: txOff, RxOffloads: rxOff})).To(Succeed())
-	pool, err := nic.NewMempool(name+".pool", 8192, nic.DefaultMbufSize, 0, mem)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(port.SetupRxQueue(0, 1024, pool)).To(Succeed())
-	Expect(port.SetupTxQueue(0, 1024)).To(Succeed())
-	Expect(port.Start()).To(Succeed())
-	core := sim.NewCore(eng, int(id), 0, cost.Default().Prices(2.6), true)
-	Expect(port.BindQueue(0, core)).To(Succeed())
-	in, err := lstack.New(lstack.Config{Iface: iface.Config{Address: addr}, TCP: tcp.DefaultConfig(), TxOffloads: txOff},
-		port, 0, pool, eng.RNG("tcp:"+name))
-	Expect(err).NotTo(HaveOccurred())
-	in.Start(eng.Now())
-	core.Attach(in)
-	return &host{port: port, core: core, in: in}
+	return &host{port: h.Port, core: h.Core, in: h.Instance}
 }
 
 // newBed builds the two hosts over a link with the given impairments.

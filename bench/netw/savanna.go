@@ -95,8 +95,10 @@ func NewSavanna(mtu int) (*Savanna, error) {
 		}
 		s.pools[i] = pool
 		cfg := rt.Config{Lcores: 1, Seed: uint64(i + 1), RxRing: sz.Ring, TxRing: sz.Ring, NoLockOSThread: true, Spin: sz.Spin}
-		sc := lstack.Config{Iface: iface.Config{Address: addr, MTU: mtu}, TCP: tcp.Config{MaxConns: sz.MaxConns}}
-		sc.TCP.SendBuffer, sc.TCP.RecvBuffer = sz.SendBuffer, sz.RecvBuffer
+		tc := tcp.DefaultConfig()
+		tc.MTU, tc.MaxConns = mtu, sz.MaxConns
+		tc.SendBuffer, tc.RecvBuffer = sz.SendBuffer, sz.RecvBuffer
+		sc := lstack.Config{Iface: iface.Config{Address: addr, MTU: mtu}, TCP: tc}
 		if sz.ChecksumOffload {
 			sc.TxOffloads = hw.TxOffloadIPv4Checksum | hw.TxOffloadTCPChecksum
 		}

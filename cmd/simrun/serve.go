@@ -20,6 +20,7 @@ import (
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/rt"
+	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
 const serveUsage = `Usage: simrun serve [--backend tap] --tap NAME --ip CIDR --app kv|echo --port N [--cores K] [--mac M]
@@ -105,7 +106,11 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if rcfg.MaxPark == 0 && !be.notifies {
 		rcfg.MaxPark = maxParkDPDK
 	}
-	scfg := lstack.Config{Iface: iface.Config{Address: *cidr, Gateway: *gateway, MTU: *mtu}}
+	tcfg := tcp.DefaultConfig()
+	if *mtu != 0 {
+		tcfg.MTU = *mtu // TCP's path MTU is the link's
+	}
+	scfg := lstack.Config{Iface: iface.Config{Address: *cidr, Gateway: *gateway, MTU: *mtu}, TCP: tcfg}
 	r, err := rt.New(rcfg, scfg, dev, be.pool)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun serve: %v\n", err)

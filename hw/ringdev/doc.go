@@ -22,4 +22,10 @@
 // last-in first-out stack of mbufs, so that the mbuf freed last, still in
 // the cache, is reused first, as with DPDK's per-lcore mempool caches) for
 // the real-time driver and live mode.
+//
+// simrun serve (live mode) uses only the mempool. The port pair is the
+// device of the real-time specs (stack/rt, stack/gonet, hw/ringdev's
+// hwtest conformance run) and of bench/netw, all outside the commands'
+// call graph: that is why deadcode, run without tests, lists every Port
+// method, and why .ci/deadcode does not look at hw implementations.
 package ringdev

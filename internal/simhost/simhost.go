@@ -1,7 +1,9 @@
 // Package simhost wires a network stack instance to a simulated core and
 // NIC queue, with the metering its stack kind needs. The rig and the
 // specs that build hosts by hand use it, so that a kernel-stack core is
-// priced the same way everywhere.
+// priced the same way everywhere. For those specs it also builds the
+// hosts themselves (NewNIC, NewHost), so that each package's harness
+// says only what is particular to it.
 package simhost
 
 import (

@@ -357,31 +357,3 @@ func (c *SwitchConfig) Validate() error {
 	}
 	return nil
 }
-
-// CaptureConfig is the scenario's `capture` key: the ports whose frames
-// are written to pcapng.
-type CaptureConfig struct {
-	// Ports names the captured ports as "host.nic".
-	Ports []string `yaml:"ports"`
-	// Snaplen truncates captured frames (0: whole frames).
-	Snaplen int `yaml:"snaplen"`
-}
-
-// Validate checks the capture's keys; errors name the key.
-func (c *CaptureConfig) Validate() error {
-	seen := map[string]bool{}
-	for i, p := range c.Ports {
-		host, nic, ok := strings.Cut(p, ".")
-		if !ok || host == "" || nic == "" {
-			return fmt.Errorf("ports[%d]: %q is not host.nic", i, p)
-		}
-		if seen[p] {
-			return fmt.Errorf("ports[%d]: %q listed twice", i, p)
-		}
-		seen[p] = true
-	}
-	if c.Snaplen < 0 {
-		return fmt.Errorf("snaplen: %d is negative", c.Snaplen)
-	}
-	return nil
-}

@@ -94,11 +94,9 @@ tx_offloads: [ipv4_cksum, tcp_cksum, udp_cksum]
 		Entry("speed", nic.PortConfig{Speed: "x"}, "speed:"),
 	)
 
-	It("validates switches and captures", func() {
+	It("validates switches", func() {
 		Expect((&nic.SwitchConfig{Name: "s", Ports: 1}).Validate()).To(MatchError(ContainSubstring("ports: 1")))
 		Expect((&nic.SwitchConfig{Name: "s", Ports: 4}).Validate()).To(Succeed())
-		Expect((&nic.CaptureConfig{Ports: []string{"server"}}).Validate()).To(MatchError(ContainSubstring(`ports[0]: "server" is not host.nic`)))
-		Expect((&nic.CaptureConfig{Ports: []string{"a.b", "a.b"}}).Validate()).To(MatchError(ContainSubstring("listed twice")))
 	})
 
 	It("lists presets with their figures", func() {

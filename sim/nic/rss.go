@@ -14,13 +14,6 @@ const RSSKeyLen = rss.KeyLen
 // copy each call.
 func MicrosoftRSSKey() []byte { return rss.MicrosoftKey() }
 
-// ToeplitzHash computes the Toeplitz hash of input under key as the
-// Microsoft RSS specification defines it (see rss.Toeplitz; the port
-// itself uses a precomputed rss.Table per key). Input is source address,
-// destination address, then source and destination port, in network byte
-// order. Key bits past its end count as zero; it does not allocate.
-func ToeplitzHash(key, input []byte) uint32 { return rss.Toeplitz(key, input) }
-
 // RSSTuple is the input of the RSS hash for one packet, built without
 // allocation (rss.Tuple).
 type RSSTuple = rss.Tuple
@@ -58,19 +51,6 @@ func rssInput(f *FrameInfo, types hw.RSSHashType, t *RSSTuple) bool {
 	}
 	t.Set(f.Src[:alen], f.Dst[:alen], ports, f.SrcPort, f.DstPort)
 	return true
-}
-
-// RSSHash classifies frame and returns its RSS hash under key and the
-// enabled hash types, and whether a type matched. It never panics, on any
-// bytes, and does not allocate.
-func RSSHash(key, frame []byte, types hw.RSSHashType) (uint32, bool) {
-	var f FrameInfo
-	Classify(frame, &f)
-	var t RSSTuple
-	if !rssInput(&f, types, &t) {
-		return 0, false
-	}
-	return ToeplitzHash(key, t.Bytes()), true
 }
 
 // DefaultRETA fills reta round-robin over queues, as drivers do at

@@ -35,21 +35,16 @@ func (c *PortConfig) PortConf(rxQueues, txQueues int) (hw.PortConf, error) {
 	return conf, nil
 }
 
-// Setup configures and starts port from its scenario entry, as a DPDK
-// application's init does: Configure with cfg.PortConf(rxQueues,
-// txQueues), one mempool per rx queue on the port's NUMA node (named
-// "<port>-rx<q>", cfg.Mbufs mbufs of cfg.MbufSize, by default
-// 2 × rx_ring + 1024 of DefaultMbufSize), the rings of cfg (or the
-// preset's defaults), then Start. It returns the pools so that the
-// caller can report and free them.
-func Setup(port *Port, cfg PortConfig, mem hw.HugeMemory, rxQueues, txQueues int) ([]*Mempool, error) {
-	return SetupOnNodes(port, cfg, mem, rxQueues, txQueues, nil)
-}
-
-// SetupOnNodes is Setup with each rx queue's mempool on the NUMA node
-// poolNode(q) gives, as a stack whose queues are served by cores on
-// several nodes places them (Gazelle takes each lcore's mbufs from its
-// own node). A nil poolNode puts every pool on the port's node.
+// SetupOnNodes configures and starts port from its scenario entry, as a
+// DPDK application's init does: Configure with cfg.PortConf(rxQueues,
+// txQueues), one mempool per rx queue (named "<port>-rx<q>", cfg.Mbufs
+// mbufs of cfg.MbufSize, by default 2 × rx_ring + 1024 of
+// DefaultMbufSize), the rings of cfg (or the preset's defaults), then
+// Start. It returns the pools so that the caller can report and free
+// them. Each rx queue's mempool is on the NUMA node poolNode(q) gives, as
+// a stack whose queues are served by cores on several nodes places them
+// (Gazelle takes each lcore's mbufs from its own node); a nil poolNode
+// puts every pool on the port's node.
 func SetupOnNodes(port *Port, cfg PortConfig, mem hw.HugeMemory, rxQueues, txQueues int, poolNode func(q int) int) ([]*Mempool, error) {
 	conf, err := cfg.PortConf(rxQueues, txQueues)
 	if err != nil {

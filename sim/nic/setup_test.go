@@ -16,7 +16,7 @@ var _ = Describe("Setup", func() {
 		cfg := nic.PortConfig{Name: "eth0", Model: "hi1822-25g", NUMANode: 1, RxRing: 1024, RxOffloads: []string{"ipv4_cksum"}}
 		p, err := nic.NewPort(eng, 0, cfg)
 		Expect(err).NotTo(HaveOccurred())
-		pools, err := nic.Setup(p, cfg, mem, 4, 4)
+		pools, err := nic.SetupOnNodes(p, cfg, mem, 4, 4, nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(pools).To(HaveLen(4))
 		Expect(pools[3].Name()).To(Equal("eth0-rx3"))
@@ -35,7 +35,7 @@ var _ = Describe("Setup", func() {
 		cfg := nic.PortConfig{Name: "eth0", Model: "hi1822-25g", RxRing: 1024}
 		p, err := nic.NewPort(eng, 0, cfg)
 		Expect(err).NotTo(HaveOccurred())
-		_, err = nic.Setup(p, cfg, mem, 2, 2)
+		_, err = nic.SetupOnNodes(p, cfg, mem, 2, 2, nil)
 		Expect(err).To(MatchError(hw.ErrNoHugepages))
 		Expect(err).To(MatchError(ContainSubstring(`nic "eth0" rx queue 1`)))
 		Expect(mem.freePages[0]).To(Equal(int64(5)))

@@ -44,14 +44,6 @@ func newByteRing(max int) *byteRing {
 // store returns the current storage; nil before the first write.
 func (r *byteRing) store() *ringStore { return r.buf.Load() }
 
-// size returns the storage's size (0 before the first write).
-func (r *byteRing) size() int {
-	if s := r.store(); s != nil {
-		return len(s.b)
-	}
-	return 0
-}
-
 // length returns the bytes in the ring.
 func (r *byteRing) length() int { return int(r.tail.Load() - r.head.Load()) }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/rt"
+	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
 // wire is two stacks in real time joined by a ring pair: A is 10.9.0.1,
@@ -27,7 +28,7 @@ func newWire(lcoresA, lcoresB int) (*wire, error) {
 			return nil, err
 		}
 		cfg := rt.Config{Lcores: k, Seed: seed, Spin: 20_000, NoLockOSThread: true, RxRing: 4096, TxRing: 4096}
-		r, err := rt.New(cfg, lstack.Config{Iface: iface.Config{Address: addr}}, p, pool)
+		r, err := rt.New(cfg, lstack.Config{Iface: iface.Config{Address: addr}, TCP: tcp.DefaultConfig()}, p, pool)
 		if err != nil {
 			return nil, fmt.Errorf("runtime %s: %w", addr, err)
 		}

@@ -6,43 +6,23 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/savanna-sim/savanna/internal/simhost"
 	"github.com/savanna-sim/savanna/sim"
-	"github.com/savanna-sim/savanna/sim/cost"
 	"github.com/savanna-sim/savanna/sim/nic"
-	"github.com/savanna-sim/savanna/sim/numa"
-	"github.com/savanna-sim/savanna/stack/iface"
-	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
 var _ = Describe("ARP frames shared between the instances of a port", func() {
 	It("release a peer's waiting packets on the peer's next turn, which the sharing wakes", func() {
 		eng := sim.NewEngine(3)
-		topo, err := numa.Preset("xeon-e5-2650v2-2p")
+		// Two instances on one port, on cores that sleep when idle (as
+		// kernel-mode cores do), so that only the sharing can wake one.
+		server, err := simhost.NewHost(eng, simhost.HostConfig{
+			NIC:     simhost.NICConfig{Name: "server", ID: 1, Queues: 2},
+			Address: "10.0.0.1/24", TCP: tcp.DefaultConfig(), CPU: 10, Sleep: true,
+		})
 		Expect(err).NotTo(HaveOccurred())
-		mem, err := numa.NewMemory(topo, &numa.HugepageConfig{Pages2M: []int64{256}})
-		Expect(err).NotTo(HaveOccurred())
-		port, err := nic.NewPort(eng, 1, nic.PortConfig{Name: "server", Model: "hi1822-25g"})
-		Expect(err).NotTo(HaveOccurred())
-		pools, err := nic.Setup(port, nic.PortConfig{Name: "server", Model: "hi1822-25g"}, mem, 2, 2)
-		Expect(err).NotTo(HaveOccurred())
-		prices := cost.Default().Prices(2.6)
-		var instances []*lstack.Instance
-		var cores []*sim.Core
-		for q := range 2 {
-			core := sim.NewCore(eng, 10+q, 0, prices, false) // sleeps when idle, as a kernel-mode core
-			Expect(port.BindQueue(q, core)).To(Succeed())
-			in, err := lstack.New(lstack.Config{Iface: iface.Config{Address: "10.0.0.1/24"}}, port, q, pools[q], eng.RNG("tcp"))
-			Expect(err).NotTo(HaveOccurred())
-			in.Start(eng.Now())
-			in.SetWake(core.Wake)
-			core.Attach(in)
-			instances = append(instances, in)
-			cores = append(cores, core)
-		}
-		for _, in := range instances {
-			in.SetPeers(instances)
-		}
+		port, instances, cores := server.Port, server.Instances, server.Cores
 		client := newNode(eng, 0, "client", "10.0.0.2/24", tcp.DefaultConfig(), 1500)
 		_, err = nic.NewLink(eng, "wire", client.port, port, nic.LinkConfig{Latency: 200 * time.Microsecond})
 		Expect(err).NotTo(HaveOccurred())

@@ -70,7 +70,7 @@ func (a *setApp) Poll(m hw.Meter) (bool, time.Duration) {
 
 var _ = Describe("EventSet", func() {
 	It("gives each application on an instance only its own sockets' events", func() {
-		p := newPair(1, nic.LinkConfig{Latency: 10 * time.Microsecond}, tcp.Config{}, 1500)
+		p := newPair(1, nic.LinkConfig{Latency: 10 * time.Microsecond}, tcp.DefaultConfig(), 1500)
 		var servers, clients []*setApp
 		for i, port := range []uint16{7001, 7002} {
 			name := []string{"a", "b"}[i]

@@ -11,11 +11,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/simhost"
 	"github.com/savanna-sim/savanna/sim"
-	"github.com/savanna-sim/savanna/sim/cost"
 	"github.com/savanna-sim/savanna/sim/nic"
-	"github.com/savanna-sim/savanna/sim/numa"
-	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
@@ -37,30 +35,21 @@ type pair struct {
 	serverAddr [4]byte
 }
 
+// newNode builds a user-space host whose port and pool take frames of
+// mtu: 16384 mbufs and 4096-descriptor rings, so that a transfer's
+// windows never run a pool dry, with every checksum offloaded.
 func newNode(eng *sim.Engine, id uint16, name, addr string, tcpCfg tcp.Config, mtu int) *node {
-	topo, err := numa.Preset("xeon-e5-2650v2-2p")
+	h, err := simhost.NewHost(eng, simhost.HostConfig{
+		NIC: simhost.NICConfig{Name: name, ID: id, MTU: mtu,
+			TxOffloads: hw.TxOffloadIPv4Checksum | hw.TxOffloadTCPChecksum | hw.TxOffloadUDPChecksum,
+			RxOffloads: hw.RxOffloadIPv4Checksum | hw.RxOffloadTCPChecksum | hw.RxOffloadUDPChecksum,
+			RxRing:     4096, TxRing: 4096, Mbufs: 16384,
+			// A jumbo frame after the headroom, with room to spare.
+			MbufSize: max(nic.DefaultMbufSize, mtu+14+hw.DefaultHeadroom+64)},
+		Address: addr, TCP: tcpCfg, CPU: int(id),
+	})
 	Expect(err).NotTo(HaveOccurred())
-	mem, err := numa.NewMemory(topo, &numa.HugepageConfig{Pages2M: []int64{256}})
-	Expect(err).NotTo(HaveOccurred())
-	port, err := nic.NewPort(eng, id, nic.PortConfig{Name: name, Model: "hi1822-25g"})
-	Expect(err).NotTo(HaveOccurred())
-	txOff := hw.TxOffloadIPv4Checksum | hw.TxOffloadTCPChecksum | hw.TxOffloadUDPChecksum
-	rxOff := hw.RxOffloadIPv4Checksum | hw.RxOffloadTCPChecksum | hw.RxOffloadUDPChecksum
-	Expect(port.Configure(hw.PortConf{RxQueues: 1, TxQueues: 1, MTU: mtu, TxOffloads: txOff, RxOffloads: rxOff})).To(Succeed())
-	room := max(nic.DefaultMbufSize, mtu+14+hw.DefaultHeadroom+64)
-	pool, err := nic.NewMempool(name+".pool", 16384, room, 0, mem)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(port.SetupRxQueue(0, 4096, pool)).To(Succeed())
-	Expect(port.SetupTxQueue(0, 4096)).To(Succeed())
-	Expect(port.Start()).To(Succeed())
-	prices := cost.Default().Prices(2.6)
-	core := sim.NewCore(eng, int(id), 0, prices, true)
-	Expect(port.BindQueue(0, core)).To(Succeed())
-	in, err := lstack.New(lstack.Config{Iface: iface.Config{Address: addr, MTU: mtu}, TCP: tcpCfg, TxOffloads: txOff}, port, 0, pool, eng.RNG("tcp:"+name))
-	Expect(err).NotTo(HaveOccurred())
-	in.Start(eng.Now())
-	core.Attach(in)
-	return &node{port: port, core: core, in: in}
+	return &node{port: h.Port, core: h.Core, in: h.Instance}
 }
 
 func newPair(seed uint64, link nic.LinkConfig, tcpCfg tcp.Config, mtu int) *pair {

@@ -14,6 +14,7 @@ import (
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/rt"
+	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
 func newRuntime(cfg rt.Config) (*rt.Runtime, *ringdev.Port) {
@@ -21,7 +22,7 @@ func newRuntime(cfg rt.Config) (*rt.Runtime, *ringdev.Port) {
 	Expect(err).NotTo(HaveOccurred())
 	pool, err := ringdev.NewMempool("p", 4096, 2048)
 	Expect(err).NotTo(HaveOccurred())
-	r, err := rt.New(cfg, lstack.Config{Iface: iface.Config{Address: "10.1.0.1/24"}}, a, pool)
+	r, err := rt.New(cfg, lstack.Config{Iface: iface.Config{Address: "10.1.0.1/24"}, TCP: tcp.DefaultConfig()}, a, pool)
 	Expect(err).NotTo(HaveOccurred())
 	return r, b
 }

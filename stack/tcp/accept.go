@@ -163,7 +163,7 @@ func (l *Listener) input(now time.Duration, id fourTuple, r *Repr) {
 		return
 	}
 	if l.synQ >= s.cfg.SynBacklog {
-		if *s.cfg.SynCookies {
+		if s.cfg.SynCookies {
 			l.sendCookie(now, id, r)
 			return
 		}
@@ -202,9 +202,9 @@ func (l *Listener) sendCookie(now time.Duration, id fourTuple, r *Repr) {
 	o.Seq = s.makeCookie(now, id, r.Seq, uint16(mss))
 	o.Ack = r.Seq + 1
 	o.MSS = uint16(s.cfg.MTU - 40)
-	sack := *s.cfg.SACK && r.SACKPermitted
-	ws := *s.cfg.WindowScaling && r.HasWScale
-	if *s.cfg.Timestamps && r.HasTS {
+	sack := s.cfg.SACK && r.SACKPermitted
+	ws := s.cfg.WindowScaling && r.HasWScale
+	if s.cfg.Timestamps && r.HasTS {
 		// Options ride in TSval (Linux cookie_init_timestamp), kept <=
 		// the clock so our later timestamps never go backwards.
 		now32 := uint32(now/s.cfg.TimestampTick) + s.tsOffsetFor(id)
@@ -260,7 +260,7 @@ func (l *Listener) cookieACK(now time.Duration, id fourTuple, r *Repr) bool {
 		_ = c.SetCongestionControl(l.cc)
 	}
 	syn := Repr{MSS: mss}
-	if r.HasTS && *s.cfg.Timestamps {
+	if r.HasTS && s.cfg.Timestamps {
 		syn.HasTS, syn.TSVal = true, r.TSVal
 		syn.HasWScale, syn.WScale, syn.SACKPermitted = cookieTSDecode(r.TSEcr)
 	}

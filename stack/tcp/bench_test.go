@@ -24,7 +24,7 @@ func BenchmarkEstablishedRxOffload(b *testing.B) { benchRx(b, true) }
 
 func benchRx(b *testing.B, offload bool) {
 	out := &countOut{}
-	s, err := New(Config{ChecksumOffloadTx: offload}, rand.New(rand.NewPCG(1, 1)), out)
+	s, err := New(tuned(func(c *Config) { c.ChecksumOffloadTx = offload }), rand.New(rand.NewPCG(1, 1)), out)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -97,7 +97,10 @@ func BenchmarkBulkTransfer(b *testing.B) {
 	if size < 1<<20 {
 		size = 1 << 20
 	}
-	cfg := Config{SendBuffer: 1 << 20, RecvBuffer: 1 << 20}
+	cfg := tuned(func(c *Config) {
+		c.SendBuffer = 1 << 20
+		c.RecvBuffer = 1 << 20
+	})
 	w := newWire(wireConfig{rateBps: 10e9, latency: 20 * time.Microsecond, seed: 1}, [2]Config{cfg, cfg})
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -8,7 +8,7 @@ import (
 var _ = Describe("a connection budget shared by the stacks of a process", func() {
 	It("refuses the connection past the process-wide limit, counts it, and gives the place back when a connection ends", func() {
 		budget := NewConnBudget(1)
-		a, b := newHarness(Config{}), newHarness(Config{})
+		a, b := newHarness(DefaultConfig()), newHarness(DefaultConfig())
 		a.s.SetConnBudget(budget)
 		b.s.SetConnBudget(budget)
 		a.established(defaultPeer())

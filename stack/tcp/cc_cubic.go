@@ -113,6 +113,9 @@ func (c *cubic) reduce(s *ccState, flight int) {
 
 func (c *cubic) onLoss(s *ccState, _ time.Duration, flight int) { c.reduce(s, flight) }
 
+// onRecoveryEnd has nothing to do: the engine deflates cwnd on the full
+// acknowledgment, and reduce already ended the epoch, so the next ACK in
+// congestion avoidance starts a new one (RFC 9438 section 4.2).
 func (c *cubic) onRecoveryEnd(s *ccState, _ time.Duration) {}
 
 func (c *cubic) onRTO(s *ccState, _ time.Duration, flight int) {

@@ -4,7 +4,8 @@ import "time"
 
 // newReno is the congestion control of RFC 5681 (slow start and
 // congestion avoidance); the fast recovery it is named for (RFC 6582) is
-// done by the engine (recovery.go).
+// done by the engine (rcv.go: onDupAck, enterRecovery, newAck; snd.go:
+// retransmitFirst, sackRecoverySend).
 type newReno struct {
 	// bytesAcked accumulates acked octets in congestion avoidance, the
 	// byte-counting variant of RFC 5681 section 3.1 (equation 3 note,
@@ -45,6 +46,9 @@ func (r *newReno) onLoss(s *ccState, _ time.Duration, flight int) {
 	r.bytesAcked = 0
 }
 
+// onRecoveryEnd has nothing to do: the engine itself deflates the window
+// on the full acknowledgment (RFC 6582 section 3.2 step 3), and the
+// byte count was reset when recovery began.
 func (r *newReno) onRecoveryEnd(s *ccState, _ time.Duration) {}
 
 func (r *newReno) onRTO(s *ccState, _ time.Duration, flight int) {

@@ -49,14 +49,14 @@ func (s *Stack) Connect(now time.Duration, local, remote Addr) (*Conn, error) {
 func (c *Conn) synOptions(o *Repr, now time.Duration, synAck bool) {
 	cfg := &c.s.cfg
 	o.MSS = c.advMSS
-	if (!synAck && *cfg.WindowScaling) || (synAck && c.wsOK) {
+	if (!synAck && cfg.WindowScaling) || (synAck && c.wsOK) {
 		o.HasWScale = true
 		o.WScale = c.rcvWscale
 	}
-	if (!synAck && *cfg.SACK) || (synAck && c.sackOK) {
+	if (!synAck && cfg.SACK) || (synAck && c.sackOK) {
 		o.SACKPermitted = true
 	}
-	if (!synAck && *cfg.Timestamps) || (synAck && c.tsOK) {
+	if (!synAck && cfg.Timestamps) || (synAck && c.tsOK) {
 		o.HasTS = true
 		o.TSVal = c.tsNow(now)
 		o.TSEcr = c.tsRecent
@@ -103,7 +103,7 @@ func (c *Conn) negotiate(r *Repr, now time.Duration) {
 		peerMSS = int(r.MSS)
 	}
 	mss := minInt(peerMSS, int(c.advMSS))
-	c.wsOK = *cfg.WindowScaling && r.HasWScale
+	c.wsOK = cfg.WindowScaling && r.HasWScale
 	if c.wsOK {
 		c.sndWscale = r.WScale
 		if c.sndWscale > 14 {
@@ -112,8 +112,8 @@ func (c *Conn) negotiate(r *Repr, now time.Duration) {
 	} else {
 		c.sndWscale, c.rcvWscale = 0, 0
 	}
-	c.sackOK = *cfg.SACK && r.SACKPermitted
-	c.tsOK = *cfg.Timestamps && r.HasTS
+	c.sackOK = cfg.SACK && r.SACKPermitted
+	c.tsOK = cfg.Timestamps && r.HasTS
 	if c.tsOK {
 		c.tsRecent = r.TSVal
 		c.tsRecentAt = now

@@ -27,7 +27,10 @@ var _ = Describe("Data transfer", func() {
 
 	Describe("retransmission timeout (RFC 6298)", func() {
 		It("backs off exponentially from the min RTO up to the max RTO", func() {
-			h = newHarness(Config{MinRTO: 200 * time.Millisecond, MaxRTO: time.Second})
+			h = newHarness(tuned(func(c *Config) {
+				c.MinRTO = 200 * time.Millisecond
+				c.MaxRTO = time.Second
+			}))
 			c = h.established(defaultPeer())
 			// The handshake measured 10 ms: RTO = 10 + 4*5 = 30 ms,
 			// clamped to the 200 ms minimum.
@@ -53,8 +56,10 @@ var _ = Describe("Data transfer", func() {
 			Expect(c.Info().Cwnd).To(Equal(segSize)) // loss window (RFC 5681 section 3.1)
 		})
 		It("sends pure ACKs with SND.MAX after a timeout rewinds SND.NXT, so the peer accepts them", func() {
-			off := false
-			h = newHarness(Config{MinRTO: 200 * time.Millisecond, DelayedAck: &off})
+			h = newHarness(tuned(func(c *Config) {
+				c.MinRTO = 200 * time.Millisecond
+				c.DelayedAck = false
+			}))
 			c = h.established(defaultPeer())
 			_, _ = c.Write(make([]byte, 3*segSize))
 			h.s.Poll(h.now)
@@ -69,7 +74,7 @@ var _ = Describe("Data transfer", func() {
 			h.s.Poll(h.now)
 			var ack *captured
 			for _, s := range h.take() {
-				if len(s.Payload) == 0 && s.Flags.Has(FlagACK) {
+				if len(s.Payload) == 0 && s.Flags&FlagACK != 0 {
 					ack = &s
 				}
 			}
@@ -78,7 +83,10 @@ var _ = Describe("Data transfer", func() {
 		})
 
 		It("follows SRTT + 4*RTTVAR above the minimum and gives up after max_retries", func() {
-			h = newHarness(Config{MinRTO: time.Millisecond, MaxRetries: 3})
+			h = newHarness(tuned(func(c *Config) {
+				c.MinRTO = time.Millisecond
+				c.MaxRetries = 3
+			}))
 			c = h.established(defaultPeer())
 			Expect(c.Info().RTO).To(Equal(30 * time.Millisecond))
 			_, _ = c.Write([]byte("x"))
@@ -92,7 +100,7 @@ var _ = Describe("Data transfer", func() {
 			Expect(c.Err()).To(MatchError(ErrTimeout))
 		})
 		It("restarts from a fresh RTT sample once data is acknowledged (Karn: no sample from a retransmission)", func() {
-			h = newHarness(Config{MinRTO: time.Millisecond})
+			h = newHarness(tuned(func(c *Config) { c.MinRTO = time.Millisecond }))
 			c = h.established(defaultPeer())
 			_, _ = c.Write([]byte("x"))
 			h.s.Poll(h.now)
@@ -106,7 +114,7 @@ var _ = Describe("Data transfer", func() {
 	})
 
 	It("fast-retransmits after three duplicate ACKs and recovers with NewReno (RFC 5681 section 3.2, RFC 6582)", func() {
-		h = newHarness(Config{CongestionControl: CCNewReno})
+		h = newHarness(tuned(func(c *Config) { c.CongestionControl = CCNewReno }))
 		p := defaultPeer()
 		p.sack = false
 		c = h.established(p)
@@ -141,7 +149,7 @@ var _ = Describe("Data transfer", func() {
 	})
 
 	It("recovers several holes from the SACK scoreboard (RFC 2018, RFC 6675)", func() {
-		h = newHarness(Config{})
+		h = newHarness(DefaultConfig())
 		c = h.established(defaultPeer())
 		_, _ = c.Write(pattern(10 * segSize))
 		h.s.Poll(h.now)
@@ -180,7 +188,7 @@ var _ = Describe("Data transfer", func() {
 	})
 
 	It("scales windows both ways (RFC 7323 section 2)", func() {
-		h = newHarness(Config{RecvBuffer: 1 << 20})
+		h = newHarness(tuned(func(c *Config) { c.RecvBuffer = 1 << 20 }))
 		p := defaultPeer()
 		p.ws = 2
 		p.window = 1086 // 4344 bytes: three segments
@@ -204,7 +212,7 @@ var _ = Describe("Data transfer", func() {
 	})
 
 	It("probes a zero window with the persist timer and resumes when it opens (RFC 9293 section 3.8.6.1)", func() {
-		h = newHarness(Config{})
+		h = newHarness(DefaultConfig())
 		c = h.established(defaultPeer())
 		r := h.seg(FlagACK, S(0), nil)
 		r.Window = 0
@@ -236,7 +244,10 @@ var _ = Describe("Data transfer", func() {
 	})
 
 	It("advertises a zero window when its buffer is full and reopens it when the application reads", func() {
-		h = newHarness(Config{RecvBuffer: 8 * segSize, SendBuffer: 8 * segSize})
+		h = newHarness(tuned(func(c *Config) {
+			c.RecvBuffer = 8 * segSize
+			c.SendBuffer = 8 * segSize
+		}))
 		c = h.established(defaultPeer())
 		for i := 0; i < 8; i++ {
 			h.peerSend(FlagACK, S(0), pattern(segSize))
@@ -258,7 +269,7 @@ var _ = Describe("Data transfer", func() {
 	})
 
 	It("rejects an old timestamp (PAWS, RFC 7323 section 5)", func() {
-		h = newHarness(Config{})
+		h = newHarness(DefaultConfig())
 		c = h.established(defaultPeer())
 		r := h.seg(FlagACK, S(0), []byte("stale"))
 		r.TSVal = h.peerTS - 100
@@ -270,7 +281,7 @@ var _ = Describe("Data transfer", func() {
 	})
 
 	It("queues out-of-order data, ACKs at once with SACK blocks, and bounds the queue", func() {
-		h = newHarness(Config{MaxOOORanges: 2})
+		h = newHarness(tuned(func(c *Config) { c.MaxOOORanges = 2 }))
 		c = h.established(defaultPeer())
 		d := pattern(5 * 100)
 		P := h.peerNxt
@@ -309,7 +320,7 @@ var _ = Describe("Data transfer", func() {
 	})
 
 	It("delays ACKs but acknowledges every second full segment (RFC 5681 section 4.2)", func() {
-		h = newHarness(Config{})
+		h = newHarness(DefaultConfig())
 		c = h.established(defaultPeer())
 		h.peerSend(FlagACK, S(0), pattern(segSize))
 		h.none()
@@ -324,7 +335,7 @@ var _ = Describe("Data transfer", func() {
 
 	DescribeTable("Nagle's algorithm (RFC 896) and NoDelay",
 		func(noDelay bool, wantBeforeAck int) {
-			h = newHarness(Config{})
+			h = newHarness(DefaultConfig())
 			c = h.established(defaultPeer())
 			c.SetNoDelay(noDelay)
 			_, _ = c.Write([]byte("first"))
@@ -341,7 +352,7 @@ var _ = Describe("Data transfer", func() {
 	)
 
 	It("sends keep-alive probes when idle and gives up after the count (RFC 1122 4.2.3.6)", func() {
-		h = newHarness(Config{})
+		h = newHarness(DefaultConfig())
 		c = h.established(defaultPeer())
 		c.SetKeepAlive(true, 10*time.Second, time.Second, 3)
 		h.s.Poll(h.now)
@@ -363,7 +374,7 @@ var _ = Describe("Data transfer", func() {
 	})
 
 	It("answers data for a closed socket with RST and resets on Close with unread data", func() {
-		h = newHarness(Config{})
+		h = newHarness(DefaultConfig())
 		c = h.established(defaultPeer())
 		h.peerSend(FlagACK|FlagPSH, S(0), []byte("unread"))
 		h.take()
@@ -377,7 +388,7 @@ var _ = Describe("Data transfer", func() {
 
 var _ = Describe("SYN cookies (RFC 4987 section 3.6)", func() {
 	It("answers a SYN flood with cookies and completes a valid cookie handshake", func() {
-		h := newHarness(Config{SynBacklog: 2})
+		h := newHarness(tuned(func(c *Config) { c.SynBacklog = 2 }))
 		l, err := h.s.Listen(h.local, h.lport, 16)
 		Expect(err).NotTo(HaveOccurred())
 		for i := 0; i < 100; i++ {
@@ -425,8 +436,10 @@ var _ = Describe("SYN cookies (RFC 4987 section 3.6)", func() {
 	})
 
 	It("drops SYNs without cookies when they are disabled", func() {
-		off := false
-		h := newHarness(Config{SynBacklog: 1, SynCookies: &off})
+		h := newHarness(tuned(func(c *Config) {
+			c.SynBacklog = 1
+			c.SynCookies = false
+		}))
 		_, err := h.s.Listen(h.local, h.lport, 16)
 		Expect(err).NotTo(HaveOccurred())
 		for i := 0; i < 5; i++ {
@@ -437,7 +450,7 @@ var _ = Describe("SYN cookies (RFC 4987 section 3.6)", func() {
 	})
 
 	It("refuses connections beyond max_conns", func() {
-		h := newHarness(Config{MaxConns: 3})
+		h := newHarness(tuned(func(c *Config) { c.MaxConns = 3 }))
 		_, err := h.s.Listen(h.local, h.lport, 16)
 		Expect(err).NotTo(HaveOccurred())
 		for i := 0; i < 5; i++ {

@@ -9,7 +9,7 @@ import (
 
 var _ = Describe("direct receiver (SetDirectReceiver)", func() {
 	It("hands in-order bytes to the receiver, keeps what it refuses, and the stream stays whole", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		var direct bytes.Buffer
 		room := 700
@@ -47,7 +47,7 @@ var _ = Describe("direct receiver (SetDirectReceiver)", func() {
 	})
 
 	It("takes nothing out of order: a hole's data waits in the buffer", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		var direct bytes.Buffer
 		c.SetDirectReceiver(func(p []byte) int { direct.Write(p); return len(p) })

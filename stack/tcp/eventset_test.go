@@ -35,7 +35,7 @@ func brief(evs []Event) []string {
 
 var _ = Describe("EventSet", func() {
 	It("gives each set only its own sockets' events, with their data", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		var a, b EventSet
 		la, err := h.s.Listen(h.local, 80, 16)
 		Expect(err).NotTo(HaveOccurred())
@@ -69,7 +69,7 @@ var _ = Describe("EventSet", func() {
 	})
 
 	It("reports conditions that came before the connection joined (data with the handshake's ACK)", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		var set EventSet
 		l, _ := h.s.Listen(h.local, 80, 16)
 		set.AddListener(l, nil)
@@ -83,7 +83,7 @@ var _ = Describe("EventSet", func() {
 	})
 
 	It("delivers an active open's completion to the opener's set", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		var set EventSet
 		c, err := h.s.Connect(h.now, Addr{h.local, 0}, Addr{h.remote, 6379})
 		Expect(err).NotTo(HaveOccurred())
@@ -99,7 +99,7 @@ var _ = Describe("EventSet", func() {
 	})
 
 	It("keeps the stack's list for sockets in no set", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		var set EventSet
 		l, _ := h.s.Listen(h.local, 80, 16)
 		set.AddListener(l, nil)
@@ -110,7 +110,7 @@ var _ = Describe("EventSet", func() {
 	})
 
 	It("allocates nothing per event", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		var set EventSet
 		l, _ := h.s.Listen(h.local, 80, 16)
 		set.AddListener(l, nil)

@@ -62,7 +62,12 @@ type fuzzTarget struct {
 
 func newFuzzTarget() *fuzzTarget {
 	ft := &fuzzTarget{out: &discard{}, local: [4]byte{10, 0, 0, 1}, remote: [4]byte{10, 0, 0, 2}}
-	s, err := New(Config{MaxOOORanges: 4, RecvBuffer: 64 << 10, SendBuffer: 64 << 10, SynBacklog: 4},
+	s, err := New(tuned(func(c *Config) {
+		c.MaxOOORanges = 4
+		c.RecvBuffer = 64 << 10
+		c.SendBuffer = 64 << 10
+		c.SynBacklog = 4
+	}),
 		rand.New(rand.NewPCG(3, 4)), ft.out)
 	if err != nil {
 		panic(err)

@@ -10,7 +10,12 @@ import (
 var _ = Describe("Goodput on a clean 25 Gb/s path", func() {
 	DescribeTable("one connection fills at least 90% of the link",
 		func(cc string, size int64) {
-			cfg := Config{CongestionControl: cc, MTU: 1500, SendBuffer: 4 << 20, RecvBuffer: 4 << 20}
+			cfg := tuned(func(c *Config) {
+				c.CongestionControl = cc
+				c.MTU = 1500
+				c.SendBuffer = 4 << 20
+				c.RecvBuffer = 4 << 20
+			})
 			w := newWire(wireConfig{rateBps: 25e9, latency: 10 * time.Microsecond, seed: 9}, [2]Config{cfg, cfg})
 			res := w.transfer(size, 10*time.Second, 9)
 			Expect(res.err).NotTo(HaveOccurred())

@@ -9,7 +9,7 @@ import (
 
 var _ = Describe("Handshake", func() {
 	var h *harness
-	BeforeEach(func() { h = newHarness(Config{}) })
+	BeforeEach(func() { h = newHarness(DefaultConfig()) })
 
 	connect := func() *Conn {
 		c, err := h.s.Connect(h.now, Addr{h.local, h.lport}, Addr{h.remote, h.rport})
@@ -169,7 +169,7 @@ var _ = Describe("Handshake", func() {
 	})
 
 	It("retransmits the SYN-ACK and drops the half-open connection after synack_retries", func() {
-		h = newHarness(Config{SynAckRetries: 2})
+		h = newHarness(tuned(func(c *Config) { c.SynAckRetries = 2 }))
 		_, err := h.s.Listen(h.local, h.lport, 4)
 		Expect(err).NotTo(HaveOccurred())
 		h.inject(Repr{Seq: h.peerISS, Flags: FlagSYN, Window: 100, MSS: 1000})
@@ -214,7 +214,7 @@ var _ = Describe("Handshake", func() {
 	})
 
 	It("does simultaneous open between two engines on a wire", func() {
-		w := newWire(wireConfig{latency: time.Millisecond, seed: 1}, [2]Config{{}, {}})
+		w := newWire(wireConfig{latency: time.Millisecond, seed: 1}, [2]Config{DefaultConfig(), DefaultConfig()})
 		a, err := w.stacks[0].Connect(0, Addr{w.addrs[0], 1111}, Addr{w.addrs[1], 2222})
 		Expect(err).NotTo(HaveOccurred())
 		b, err := w.stacks[1].Connect(0, Addr{w.addrs[1], 2222}, Addr{w.addrs[0], 1111})

@@ -36,9 +36,6 @@ const (
 	FlagCWR
 )
 
-// Has reports whether all bits of g are set in f.
-func (f Flags) Has(g Flags) bool { return f&g == g }
-
 // String renders flags tcpdump-style, e.g. "SA" or "FPA".
 func (f Flags) String() string {
 	const names = "FSRPAUEC"
@@ -70,7 +67,6 @@ var (
 	ErrTruncated     = errors.New("tcp: segment shorter than its header")
 	ErrBadDataOffset = errors.New("tcp: bad data offset")
 	ErrBadOption     = errors.New("tcp: malformed option")
-	ErrBadChecksum   = errors.New("tcp: bad checksum")
 )
 
 // Header is a zero-copy view of a TCP header at the start of a segment.
@@ -98,12 +94,6 @@ func (h Header) Flags() Flags { return Flags(h[13]) }
 
 // Window returns the raw (unscaled) window field.
 func (h Header) Window() uint16 { return binary.BigEndian.Uint16(h[14:]) }
-
-// Checksum returns the checksum field.
-func (h Header) Checksum() uint16 { return binary.BigEndian.Uint16(h[16:]) }
-
-// Options returns the option bytes.
-func (h Header) Options() []byte { return h[HeaderLen:h.DataOffset()] }
 
 // SACKBlock is one block of a SACK option (RFC 2018 section 3): the
 // octets [Start, End) have been received.

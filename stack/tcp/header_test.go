@@ -62,7 +62,7 @@ var _ = Describe("Header", func() {
 	})
 
 	It("counts malformed input and bad checksums at the stack", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		h.s.Input(0, h.remote, h.local, hdr(6, []byte{2, 3, 1, 0}))
 		b := hdr(5, nil)
 		SetChecksum(b, h.remote, h.local)

@@ -16,7 +16,12 @@ var _ = Describe("Integrity over a lossy wire", func() {
 		wire wireConfig
 	}
 	run := func(t tc) {
-		cfg := Config{CongestionControl: t.cc, MinRTO: 20 * time.Millisecond, SendBuffer: 1 << 20, RecvBuffer: 1 << 20}
+		cfg := tuned(func(c *Config) {
+			c.CongestionControl = t.cc
+			c.MinRTO = 20 * time.Millisecond
+			c.SendBuffer = 1 << 20
+			c.RecvBuffer = 1 << 20
+		})
 		w := newWire(t.wire, [2]Config{cfg, cfg})
 		res := w.transfer(t.size, 600*time.Second, t.wire.seed)
 		Expect(res.err).NotTo(HaveOccurred())
@@ -62,7 +67,12 @@ var _ = Describe("Integrity over a lossy wire", func() {
 
 	DescribeTable("both directions at once arrive intact (piggybacked ACKs, SACK options on data)",
 		func(cc string, seed uint64) {
-			cfg := Config{CongestionControl: cc, MinRTO: 20 * time.Millisecond, SendBuffer: 512 << 10, RecvBuffer: 512 << 10}
+			cfg := tuned(func(c *Config) {
+				c.CongestionControl = cc
+				c.MinRTO = 20 * time.Millisecond
+				c.SendBuffer = 512 << 10
+				c.RecvBuffer = 512 << 10
+			})
 			w := newWire(wireConfig{rateBps: 10e9, latency: 30 * time.Microsecond, loss: 0.02, reorder: 0.02,
 				reorderBy: 60 * time.Microsecond, dup: 0.005, seed: seed}, [2]Config{cfg, cfg})
 			l, err := w.stacks[1].Listen(w.addrs[1], 7, 4)
@@ -101,7 +111,11 @@ var _ = Describe("Integrity over a lossy wire", func() {
 
 	DescribeTable("a slow reader: zero windows, probes and window updates under loss",
 		func(cc string, loss float64, seed uint64) {
-			cfg := Config{CongestionControl: cc, MinRTO: 20 * time.Millisecond, SendBuffer: 256 << 10}
+			cfg := tuned(func(c *Config) {
+				c.CongestionControl = cc
+				c.MinRTO = 20 * time.Millisecond
+				c.SendBuffer = 256 << 10
+			})
 			rcfg := cfg
 			rcfg.RecvBuffer = 32 << 10
 			w := newWire(wireConfig{rateBps: 10e9, latency: 50 * time.Microsecond, loss: loss, seed: seed},
@@ -154,7 +168,11 @@ var _ = Describe("Integrity over a lossy wire", func() {
 	)
 
 	It("carries data across the 2^32 sequence wrap (RFC 9293 section 3.4)", func() {
-		cfg := Config{MinRTO: 20 * time.Millisecond, SendBuffer: 1 << 20, RecvBuffer: 1 << 20}
+		cfg := tuned(func(c *Config) {
+			c.MinRTO = 20 * time.Millisecond
+			c.SendBuffer = 1 << 20
+			c.RecvBuffer = 1 << 20
+		})
 		w := newWire(wireConfig{rateBps: 10e9, latency: 50 * time.Microsecond, loss: 0.01, reorder: 0.02,
 			reorderBy: 100 * time.Microsecond, seed: 11}, [2]Config{cfg, cfg})
 		w.clientPort = 40000

@@ -11,8 +11,13 @@ var _ = Describe("Many connections driven by readiness events", func() {
 	It("transfers on 300 connections under loss, closes them all and leaves no state behind", func() {
 		const n = 300
 		const size = 128 << 10
-		cfg := Config{MinRTO: 20 * time.Millisecond, MSL: 200 * time.Millisecond, SendBuffer: 64 << 10,
-			RecvBuffer: 64 << 10, SynBacklog: 64}
+		cfg := tuned(func(c *Config) {
+			c.MinRTO = 20 * time.Millisecond
+			c.MSL = 200 * time.Millisecond
+			c.SendBuffer = 64 << 10
+			c.RecvBuffer = 64 << 10
+			c.SynBacklog = 64
+		})
 		w := newWire(wireConfig{rateBps: 10e9, latency: 50 * time.Microsecond, loss: 0.01, reorder: 0.01,
 			reorderBy: 100 * time.Microsecond, seed: 31}, [2]Config{cfg, cfg})
 		l, err := w.stacks[1].Listen([4]byte{}, 80, n)

@@ -31,7 +31,7 @@ var _ = Describe("A SYN in TIME-WAIT (RFC 9293 section 3.10.7.4 note, RFC 6191)"
 		c *Conn
 	)
 	BeforeEach(func() {
-		h = newHarness(Config{})
+		h = newHarness(DefaultConfig())
 		c = timeWaitConn(h)
 	})
 
@@ -84,8 +84,7 @@ var _ = Describe("TS.Recent (RFC 7323 section 4.3)", func() {
 		c *Conn
 	)
 	BeforeEach(func() {
-		off := false
-		h = newHarness(Config{DelayedAck: &off})
+		h = newHarness(tuned(func(c *Config) { c.DelayedAck = false }))
 		c = h.established(defaultPeer())
 	})
 
@@ -119,7 +118,7 @@ var _ = Describe("TS.Recent (RFC 7323 section 4.3)", func() {
 
 var _ = Describe("A listener closed during the handshake", func() {
 	It("resets the connection when the handshake's ACK arrives, leaving nothing established", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		l, err := h.s.Listen(h.local, h.lport, 4)
 		Expect(err).NotTo(HaveOccurred())
 		h.inject(Repr{Seq: h.peerISS, Flags: FlagSYN, Window: 1000})
@@ -141,8 +140,7 @@ var _ = Describe("Text and FIN after the peer's FIN (RFC 9293 section 3.10.7.4 s
 		c *Conn
 	)
 	BeforeEach(func() {
-		off := false
-		h = newHarness(Config{DelayedAck: &off})
+		h = newHarness(tuned(func(c *Config) { c.DelayedAck = false }))
 		c = h.established(defaultPeer())
 		h.peerSend(FlagFIN|FlagACK, h.base(), nil)
 		h.take()
@@ -166,7 +164,7 @@ var _ = Describe("Text and FIN after the peer's FIN (RFC 9293 section 3.10.7.4 s
 
 var _ = Describe("A RST in SYN-RECEIVED (RFC 9293 section 3.10.7.4 second)", func() {
 	It("refuses an active open that came from SYN-SENT (simultaneous open)", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c, err := h.s.Connect(h.now, Addr{h.local, h.lport}, Addr{h.remote, h.rport})
 		Expect(err).NotTo(HaveOccurred())
 		h.one()
@@ -180,7 +178,7 @@ var _ = Describe("A RST in SYN-RECEIVED (RFC 9293 section 3.10.7.4 second)", fun
 	})
 
 	It("returns a passive open to LISTEN without counting a failed attempt", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		_, err := h.s.Listen(h.local, h.lport, 4)
 		Expect(err).NotTo(HaveOccurred())
 		h.inject(Repr{Seq: h.peerISS, Flags: FlagSYN, Window: 100})
@@ -194,7 +192,7 @@ var _ = Describe("A RST in SYN-RECEIVED (RFC 9293 section 3.10.7.4 second)", fun
 
 var _ = Describe("SACK blocks on a connection that did not negotiate SACK (RFC 2018 section 2)", func() {
 	It("ignores them", func() {
-		h := newHarness(Config{CongestionControl: CCNewReno})
+		h := newHarness(tuned(func(c *Config) { c.CongestionControl = CCNewReno }))
 		p := defaultPeer()
 		p.sack = false
 		c := h.established(p)
@@ -213,7 +211,7 @@ var _ = Describe("SACK blocks on a connection that did not negotiate SACK (RFC 2
 
 var _ = Describe("Duplicate ACKs (RFC 5681 section 2) and a closed window", func() {
 	It("does not count repeated ACKs of a zero window as duplicates: flow control is not loss", func() {
-		h := newHarness(Config{CongestionControl: CCNewReno})
+		h := newHarness(tuned(func(c *Config) { c.CongestionControl = CCNewReno }))
 		p := defaultPeer()
 		p.sack = false
 		c := h.established(p)
@@ -239,7 +237,7 @@ var _ = Describe("Duplicate ACKs (RFC 5681 section 2) and a closed window", func
 
 var _ = Describe("RTT timing (RFC 6298 section 3, one timed segment per round trip)", func() {
 	It("samples only when the ACK covers the timed segment, not when it stops right before it", func() {
-		h := newHarness(Config{NoDelay: true})
+		h := newHarness(tuned(func(c *Config) { c.NoDelay = true }))
 		c := h.established(defaultPeer())
 		Expect(c.Info().SRTT).To(Equal(10 * time.Millisecond))
 		write := func() {
@@ -272,7 +270,7 @@ var _ = Describe("NewReno fast recovery (RFC 5681 section 3.2, RFC 6582)", func(
 		S func(int) Seq
 	)
 	BeforeEach(func() {
-		h = newHarness(Config{CongestionControl: CCNewReno})
+		h = newHarness(tuned(func(c *Config) { c.CongestionControl = CCNewReno }))
 		p := defaultPeer()
 		p.sack = false
 		c = h.established(p)
@@ -377,7 +375,10 @@ var _ = Describe("Congestion avoidance grows only while cwnd-limited (RFC 7661 s
 	// >= cwnd, a flight of 2 segments.
 	DescribeTable("adds one SMSS per cwnd of acked data only when the flights were large enough",
 		func(flight int, want int) {
-			h := newHarness(Config{CongestionControl: CCNewReno, NoDelay: true})
+			h := newHarness(tuned(func(c *Config) {
+				c.CongestionControl = CCNewReno
+				c.NoDelay = true
+			}))
 			c := h.established(defaultPeer())
 			S := func(i int) Seq { return h.base().Add(i * segSize) }
 			_, _ = c.Write(pattern(10 * segSize))
@@ -412,7 +413,7 @@ var _ = Describe("Congestion avoidance grows only while cwnd-limited (RFC 7661 s
 
 var _ = Describe("The end of the receive buffer", func() {
 	It("takes a FIN whose data exactly fills the buffer", func() {
-		h := newHarness(Config{RecvBuffer: 8 * segSize})
+		h := newHarness(tuned(func(c *Config) { c.RecvBuffer = 8 * segSize }))
 		c := h.established(defaultPeer())
 		for i := 0; i < 7; i++ {
 			h.peerSend(FlagACK, h.base(), pattern(segSize))
@@ -427,7 +428,7 @@ var _ = Describe("The end of the receive buffer", func() {
 	})
 
 	It("holds no buffer memory when a direct receiver took every byte", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		got := 0
 		c.SetDirectReceiver(func(p []byte) int { got += len(p); return len(p) })
@@ -440,7 +441,7 @@ var _ = Describe("The end of the receive buffer", func() {
 
 var _ = Describe("A FIN and the congestion window", func() {
 	It("waits for room in cwnd like data does when it goes alone (it takes sequence space)", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		_, _ = c.Write(pattern(10 * segSize))
 		h.s.Poll(h.now)
@@ -458,7 +459,7 @@ var _ = Describe("A FIN and the congestion window", func() {
 
 var _ = Describe("The PSH bit (RFC 9293 section 3.9.1 SEND)", func() {
 	It("is set on the segment that empties what the application wrote, and only there", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		_, _ = c.Write(pattern(3 * segSize))
 		h.s.Poll(h.now)
@@ -484,7 +485,7 @@ var _ = Describe("The listener's queues (Linux's SYN queue and accept queue)", f
 	}
 
 	It("frees a half-open connection's place in the SYN queue when it is reset", func() {
-		h = newHarness(Config{SynBacklog: 1})
+		h = newHarness(tuned(func(c *Config) { c.SynBacklog = 1 }))
 		var err error
 		l, err = h.s.Listen(h.local, h.lport, 4)
 		Expect(err).NotTo(HaveOccurred())
@@ -499,7 +500,7 @@ var _ = Describe("The listener's queues (Linux's SYN queue and accept queue)", f
 	})
 
 	It("takes a connection reset before Accept out of the accept queue, keeping the others in order", func() {
-		h = newHarness(Config{})
+		h = newHarness(DefaultConfig())
 		var err error
 		l, err = h.s.Listen(h.local, h.lport, 4)
 		Expect(err).NotTo(HaveOccurred())
@@ -520,7 +521,7 @@ var _ = Describe("The listener's queues (Linux's SYN queue and accept queue)", f
 	})
 
 	It("drops a SYN while the accept queue is full (Linux ListenOverflows) and answers it once there is room", func() {
-		h = newHarness(Config{})
+		h = newHarness(DefaultConfig())
 		var err error
 		l, err = h.s.Listen(h.local, h.lport, 1)
 		Expect(err).NotTo(HaveOccurred())
@@ -585,7 +586,7 @@ var _ = Describe("SYN cookie connections (RFC 4987 section 3.6)", func() {
 	}
 
 	It("echoes only the options the SYN offered: no window scale to a SYN without one (RFC 7323 section 2.2)", func() {
-		listen(Config{}, 16)
+		listen(DefaultConfig(), 16)
 		syn := fullSYN()
 		syn.HasWScale = false
 		ck := cookie(syn)
@@ -595,7 +596,7 @@ var _ = Describe("SYN cookie connections (RFC 4987 section 3.6)", func() {
 	})
 
 	It("makes a connection without timestamps when the peer sent none (RFC 7323 section 3.2)", func() {
-		listen(Config{}, 16)
+		listen(DefaultConfig(), 16)
 		syn := fullSYN()
 		syn.HasTS = false
 		ck := cookie(syn)
@@ -607,7 +608,7 @@ var _ = Describe("SYN cookie connections (RFC 4987 section 3.6)", func() {
 	})
 
 	It("drops a valid cookie ACK while the accept queue is full and completes it on the retransmission once there is room", func() {
-		listen(Config{}, 1)
+		listen(DefaultConfig(), 1)
 		ck := cookie(fullSYN())
 		// The half-open connection completes and fills the accept queue.
 		h.inject(Repr{SrcPort: 20000, Seq: 2, Ack: halfOpen.Seq + 1, Flags: FlagACK, Window: 1000})
@@ -625,7 +626,7 @@ var _ = Describe("SYN cookie connections (RFC 4987 section 3.6)", func() {
 	})
 
 	It("gives the connection the listener's congestion control", func() {
-		listen(Config{CongestionControl: CCCubic}, 16)
+		listen(tuned(func(c *Config) { c.CongestionControl = CCCubic }), 16)
 		Expect(l.SetCongestionControl(CCNewReno)).To(Succeed())
 		ck := cookie(fullSYN())
 		h.inject(ackOf(ck, FlagACK, nil))
@@ -633,7 +634,7 @@ var _ = Describe("SYN cookie connections (RFC 4987 section 3.6)", func() {
 	})
 
 	It("processes a FIN carried by the cookie ACK", func() {
-		listen(Config{}, 16)
+		listen(DefaultConfig(), 16)
 		ck := cookie(fullSYN())
 		h.inject(ackOf(ck, FlagACK|FlagFIN, nil))
 		a := h.one()
@@ -643,7 +644,7 @@ var _ = Describe("SYN cookie connections (RFC 4987 section 3.6)", func() {
 	})
 
 	It("starts recover at the ISS, so the first loss is fast-retransmitted (RFC 6582 section 3.2)", func() {
-		listen(Config{CongestionControl: CCNewReno}, 16)
+		listen(tuned(func(c *Config) { c.CongestionControl = CCNewReno }), 16)
 		syn := fullSYN()
 		syn.SACKPermitted = false
 		ck := cookie(syn)
@@ -663,7 +664,7 @@ var _ = Describe("SYN cookie connections (RFC 4987 section 3.6)", func() {
 	})
 
 	It("checks ACKs as cookies for the whole cookie lifetime after the last cookie sent", func() {
-		listen(Config{}, 16)
+		listen(DefaultConfig(), 16)
 		ck := cookie(fullSYN())
 		h.advance(cookieMaxAge * cookieTick)
 		h.take() // the half-open connection's SYN-ACK retransmissions
@@ -680,7 +681,7 @@ var _ = Describe("SYN cookie connections (RFC 4987 section 3.6)", func() {
 	// whole 2^5 only when the encoded value would be.
 	DescribeTable("encodes the options in the clock's own TSval, one step back only when that would be ahead of the clock",
 		func(clockLow uint32, back bool) {
-			listen(Config{}, 16)
+			listen(DefaultConfig(), 16)
 			id := fourTuple{localAddr: h.local, remoteAddr: h.remote, localPort: h.lport, remotePort: port}
 			clock := func() uint32 { return uint32(h.now/h.s.cfg.TimestampTick) + h.s.tsOffsetFor(id) }
 			for clock()&(1<<cookieTSBits-1) != clockLow {
@@ -702,7 +703,7 @@ var _ = Describe("SYN cookie connections (RFC 4987 section 3.6)", func() {
 
 var _ = Describe("An active open's details (RFC 9293 section 3.10.7.3)", func() {
 	var h *harness
-	BeforeEach(func() { h = newHarness(Config{}) })
+	BeforeEach(func() { h = newHarness(DefaultConfig()) })
 
 	It("picks ephemeral ports in 32768-60999 and wraps from the top to the bottom", func() {
 		h.s.nextPort = 60998
@@ -741,7 +742,7 @@ var _ = Describe("An active open's details (RFC 9293 section 3.10.7.3)", func() 
 
 var _ = Describe("Timers that depend on state", func() {
 	It("arms no persist timer into a zero window when there is nothing to send", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		h.established(defaultPeer())
 		r := h.seg(FlagACK, h.base(), nil)
 		r.Window = 0
@@ -753,7 +754,7 @@ var _ = Describe("Timers that depend on state", func() {
 	})
 
 	It("times zero-window probes by the persist timer alone, not by another timer of the connection", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		// A zero window, and 10 bytes from the peer: the delayed ACK
 		// timer (40 ms) runs before the persist timer (200 ms).
@@ -775,7 +776,7 @@ var _ = Describe("Timers that depend on state", func() {
 	})
 
 	It("sends keep-alive probes in CLOSE-WAIT too (RFC 1122 4.2.3.6: an idle connection)", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		h.peerSend(FlagFIN|FlagACK, h.base(), nil)
 		h.take()
@@ -790,7 +791,7 @@ var _ = Describe("Timers that depend on state", func() {
 	})
 
 	It("counts the keep-alive idle time from the last segment received", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		h.peerSend(FlagACK, h.base(), pattern(10))
 		t0 := h.now
@@ -809,7 +810,7 @@ var _ = Describe("Timers that depend on state", func() {
 			c *Conn
 		)
 		finWait2 := func(close func() error) {
-			h = newHarness(Config{FinWait2Timeout: 5 * time.Second})
+			h = newHarness(tuned(func(c *Config) { c.FinWait2Timeout = 5 * time.Second }))
 			c = h.established(defaultPeer())
 			Expect(close()).To(Succeed())
 			h.s.Poll(h.now)
@@ -852,7 +853,7 @@ var _ = Describe("Receiver silly window avoidance (RFC 9293 section 3.8.6.2.2)",
 	// min(RCV.BUFF/2, MSS) = 1460 bytes here: that much is enough, less
 	// is not.
 	BeforeEach(func() {
-		h = newHarness(Config{RecvBuffer: 8 * segSize})
+		h = newHarness(tuned(func(c *Config) { c.RecvBuffer = 8 * segSize }))
 		c = h.established(defaultPeer())
 		for i := 0; i < 8; i++ {
 			h.peerSend(FlagACK, h.base(), pattern(segSize))
@@ -880,7 +881,7 @@ var _ = Describe("Receiver silly window avoidance (RFC 9293 section 3.8.6.2.2)",
 
 var _ = Describe("More timer rules", func() {
 	It("does not push the persist timer back when segments keep arriving into a zero window", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		r := h.seg(FlagACK, h.base(), nil)
 		r.Window = 0
@@ -907,7 +908,7 @@ var _ = Describe("More timer rules", func() {
 	})
 
 	It("sends no keep-alive probes outside ESTABLISHED and CLOSE-WAIT (a half-closed FIN-WAIT-2 waits on the peer)", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		c.SetKeepAlive(true, 10*time.Second, time.Second, 3)
 		h.s.Poll(h.now)
@@ -923,7 +924,7 @@ var _ = Describe("More timer rules", func() {
 	})
 
 	It("does not reset an orphaned connection for a FIN without data beyond RCV.NXT (RFC 2525 section 2.17 is about data)", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		Expect(c.Close()).To(Succeed())
 		h.s.Poll(h.now)
@@ -948,7 +949,7 @@ var _ = Describe("The SACK scoreboard (RFC 2018, RFC 6675 section 3)", func() {
 		S func(int) Seq
 	)
 	setup := func(maxRanges int) {
-		h = newHarness(Config{MaxOOORanges: maxRanges})
+		h = newHarness(tuned(func(c *Config) { c.MaxOOORanges = maxRanges }))
 		c = h.established(defaultPeer())
 		S = func(i int) Seq { return h.base().Add(i * segSize) }
 		_, _ = c.Write(pattern(10 * segSize))

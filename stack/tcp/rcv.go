@@ -161,8 +161,11 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 			return
 		}
 	case StateTimeWait:
-		// Only a retransmitted FIN can arrive: ACK it and restart the
-		// 2 MSL timeout.
+		// A retransmission of the peer's FIN lies below RCV.NXT, so it
+		// failed the acceptability test above, which acknowledged it
+		// and restarted the 2 MSL timeout. A FIN that gets here is in
+		// the window, past the one already received: acknowledge it
+		// and restart the timeout the same way.
 		if r.Flags&FlagFIN != 0 {
 			c.ackNow = true
 			c.closeAt = now + 2*s.cfg.MSL
@@ -187,7 +190,11 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 		c.receive(now, r)
 	default:
 		// CLOSE-WAIT, CLOSING, LAST-ACK: the peer already sent FIN;
-		// ignore the text but acknowledge a retransmitted FIN.
+		// ignore the text (RFC 9293 section 3.10.7.4, seventh). A
+		// retransmitted FIN never gets here: it lies below RCV.NXT and
+		// was acknowledged as out of window above. A FIN in the window
+		// is past the one received; acknowledge it without moving
+		// RCV.NXT.
 		if r.Flags&FlagFIN != 0 {
 			c.ackNow = true
 		}
@@ -507,7 +514,7 @@ func (c *Conn) receive(now time.Duration, r *Repr) {
 		c.ackNow = true
 	} else {
 		c.unackedBytes += len(data)
-		if !*s.cfg.DelayedAck || c.unackedBytes >= 2*c.mss {
+		if !s.cfg.DelayedAck || c.unackedBytes >= 2*c.mss {
 			// At least every second full-sized segment (RFC 5681
 			// section 4.2, RFC 1122 4.2.3.2).
 			c.ackNow = true

@@ -11,8 +11,6 @@ type scoreboard struct {
 
 func newScoreboard(max int) scoreboard { return scoreboard{max: max} }
 
-func (s *scoreboard) empty() bool { return len(s.r) == 0 }
-
 func (s *scoreboard) reset() { s.r = s.r[:0] }
 
 // add records one SACK block, merging neighbours.
@@ -81,14 +79,6 @@ func (s *scoreboard) sackedIn(a, b Seq) int {
 		}
 	}
 	return n
-}
-
-// highest returns the highest SACKed sequence number (exclusive end).
-func (s *scoreboard) highest() (Seq, bool) {
-	if len(s.r) == 0 {
-		return 0, false
-	}
-	return s.r[len(s.r)-1].end, true
 }
 
 // lostEnd implements RFC 6675's IsLost for all sequence numbers at once:

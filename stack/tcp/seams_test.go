@@ -31,8 +31,10 @@ var _ = Describe("Segment acceptability (RFC 9293 section 3.10.7.4)", func() {
 		// 1 MiB: the first ACK's window (scaled by 2^5) then ends past
 		// the SYN-ACK's, so it is the largest edge advertised and RCV.WND
 		// is exactly what it says.
-		off := false
-		h = newHarness(Config{RecvBuffer: 1 << 20, DelayedAck: &off})
+		h = newHarness(tuned(func(c *Config) {
+			c.RecvBuffer = 1 << 20
+			c.DelayedAck = false
+		}))
 		c = h.established(defaultPeer())
 		data = pattern(400)
 		h.peerSend(FlagACK, h.base(), data[:100])
@@ -115,7 +117,7 @@ var _ = Describe("Zero receive window (RFC 9293 section 3.10.7.4 special allowan
 	// full receive buffer would ignore every ACK and could never finish
 	// sending.
 	BeforeEach(func() {
-		h = newHarness(Config{RecvBuffer: 8 * segSize})
+		h = newHarness(tuned(func(c *Config) { c.RecvBuffer = 8 * segSize }))
 		c = h.established(defaultPeer())
 		for i := 0; i < 8; i++ {
 			h.peerSend(FlagACK, h.base(), pattern(segSize))
@@ -173,7 +175,7 @@ var _ = Describe("The ACK that completes a passive open (RFC 9293 section 3.10.7
 		iss Seq
 	)
 	BeforeEach(func() {
-		h = newHarness(Config{})
+		h = newHarness(DefaultConfig())
 		var err error
 		l, err = h.s.Listen(h.local, h.lport, 4)
 		Expect(err).NotTo(HaveOccurred())
@@ -228,7 +230,7 @@ var _ = Describe("Sender silly window avoidance (RFC 9293 section 3.8.6.2.1, RFC
 	// least Fs*Max(SND.WND) = 1000 bytes can be sent, or nothing is in
 	// flight (no ACK would come to open the window further).
 	BeforeEach(func() {
-		h = newHarness(Config{})
+		h = newHarness(DefaultConfig())
 		p := defaultPeer()
 		p.ws = -1
 		p.window = 2000
@@ -280,7 +282,7 @@ var _ = Describe("Karn's algorithm (RFC 6298 section 3)", func() {
 	// of the timed segment it is ambiguous and must not be sampled.
 	DescribeTable("takes no RTT sample from an ACK of a retransmitted segment",
 		func(lose bool, wantSRTT time.Duration) {
-			h := newHarness(Config{CongestionControl: CCNewReno})
+			h := newHarness(tuned(func(c *Config) { c.CongestionControl = CCNewReno }))
 			p := defaultPeer()
 			p.sack = false
 			c := h.established(p)
@@ -309,7 +311,7 @@ var _ = Describe("Karn's algorithm (RFC 6298 section 3)", func() {
 
 var _ = Describe("Limited transmit (RFC 3042)", func() {
 	It("sends one new segment on each of the first two duplicate ACKs, without changing cwnd", func() {
-		h := newHarness(Config{CongestionControl: CCNewReno})
+		h := newHarness(tuned(func(c *Config) { c.CongestionControl = CCNewReno }))
 		p := defaultPeer()
 		p.sack = false
 		c := h.established(p)
@@ -343,7 +345,7 @@ var _ = Describe("Congestion window growth only while cwnd-limited (RFC 7661 sec
 	// inflate cwnd.
 	DescribeTable("grows cwnd on an ACK only when the flight it acknowledges filled enough of cwnd",
 		func(flight int, want int) {
-			h := newHarness(Config{NoDelay: true})
+			h := newHarness(tuned(func(c *Config) { c.NoDelay = true }))
 			c := h.established(defaultPeer())
 			Expect(c.Info().Cwnd).To(Equal(10 * segSize))
 			_, _ = c.Write(pattern(flight))
@@ -358,7 +360,7 @@ var _ = Describe("Congestion window growth only while cwnd-limited (RFC 7661 sec
 	)
 
 	It("keeps cwnd through many round trips of an application that writes little", func() {
-		h := newHarness(Config{NoDelay: true})
+		h := newHarness(tuned(func(c *Config) { c.NoDelay = true }))
 		c := h.established(defaultPeer())
 		sent := 0
 		for i := 0; i < 50; i++ {
@@ -376,8 +378,10 @@ var _ = Describe("Congestion window growth only while cwnd-limited (RFC 7661 sec
 
 var _ = Describe("The right edge of the receive window never retreats (RFC 9293 section 3.8.6.2.2, RFC 7323 section 2.4)", func() {
 	It("accepts data up to the largest right edge advertised, even after the scaled window field rounded it down", func() {
-		off := false
-		h := newHarness(Config{RecvBuffer: 1 << 20, DelayedAck: &off})
+		h := newHarness(tuned(func(c *Config) {
+			c.RecvBuffer = 1 << 20
+			c.DelayedAck = false
+		}))
 		c := h.established(defaultPeer())
 		Expect(c.Info().RcvWscale).To(BeEquivalentTo(5)) // 32-byte granularity
 		var maxEdge, last Seq
@@ -410,7 +414,7 @@ var _ = Describe("The right edge of the receive window never retreats (RFC 9293 
 	})
 
 	It("never advertises an edge left of the last one while the application reads a little at a time", func() {
-		h := newHarness(Config{RecvBuffer: 8 * segSize})
+		h := newHarness(tuned(func(c *Config) { c.RecvBuffer = 8 * segSize }))
 		c := h.established(defaultPeer())
 		Expect(c.Info().RcvWscale).To(BeZero())
 		var maxEdge Seq

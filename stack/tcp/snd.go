@@ -288,7 +288,8 @@ func (c *Conn) fillAck(o *Repr, now time.Duration) {
 	c.unackedBytes = 0
 }
 
-// sendAck sends a segment with no data: <SEQ=SND.NXT><ACK=RCV.NXT><CTL=ACK>.
+// sendAck sends a segment with no data: <SEQ=SND.MAX><ACK=RCV.NXT><CTL=ACK>,
+// with the window, timestamps and SACK blocks fillAck adds.
 func (c *Conn) sendAck(now time.Duration) {
 	var o Repr
 	o.SrcPort, o.DstPort = c.id.localPort, c.id.remotePort

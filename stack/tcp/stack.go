@@ -107,7 +107,6 @@ func New(cfg Config, rng *rand.Rand, out Output) (*Stack, error) {
 	if rng == nil || out == nil {
 		return nil, errors.New("tcp: New needs a random source and an Output")
 	}
-	cfg = cfg.withDefaults()
 	s := &Stack{
 		cfg:       cfg,
 		out:       out,

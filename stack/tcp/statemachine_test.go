@@ -75,7 +75,7 @@ var _ = Describe("State machine", func() {
 		return h.base()
 	}
 
-	BeforeEach(func() { h = newHarness(Config{MSL: time.Second}) })
+	BeforeEach(func() { h = newHarness(tuned(func(c *Config) { c.MSL = time.Second })) })
 
 	DescribeTable("a FIN from the peer (RFC 9293 section 3.10.7.4 eighth)",
 		func(setup func(), retransmit bool, ackOurFin bool, want State) {
@@ -226,7 +226,7 @@ var _ = Describe("State machine", func() {
 			Expect(h.s.Stats().ChallengeAcks).To(BeEquivalentTo(1))
 		})
 		It("rate-limits challenge ACKs (section 7)", func() {
-			h = newHarness(Config{ChallengeAckLimit: 3})
+			h = newHarness(tuned(func(c *Config) { c.ChallengeAckLimit = 3 }))
 			est()
 			for i := 0; i < 10; i++ {
 				h.inject(Repr{Seq: h.peerNxt + 100, Flags: FlagRST})
@@ -242,7 +242,7 @@ var _ = Describe("State machine", func() {
 
 var _ = Describe("Receive sequence wrap", func() {
 	It("reassembles out-of-order data across 2^32", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		h.peerISS = Seq(0xffffff00)
 		c := h.established(defaultPeer())
 		d := pattern(600)
@@ -262,7 +262,7 @@ var _ = Describe("Receive sequence wrap", func() {
 
 var _ = Describe("Sockets", func() {
 	It("reports accept readiness and per-connection congestion control", func() {
-		h := newHarness(Config{CongestionControl: CCNewReno})
+		h := newHarness(tuned(func(c *Config) { c.CongestionControl = CCNewReno }))
 		l, err := h.s.Listen(h.local, h.lport, 4)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(l.SetCongestionControl(CCCubic)).To(Succeed())
@@ -282,7 +282,7 @@ var _ = Describe("Sockets", func() {
 	})
 
 	It("resets queued connections when the listener closes", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		l, _ := h.s.Listen(h.local, h.lport, 4)
 		h.inject(Repr{Seq: h.peerISS, Flags: FlagSYN, Window: 100})
 		sa := h.one()
@@ -301,18 +301,21 @@ var _ = Describe("Sockets", func() {
 			Expect(err).To(HaveOccurred())
 			Expect(err.Error()).To(ContainSubstring(want))
 		},
-		Entry("mtu", Config{MTU: 50}, "mtu"),
-		Entry("min above max", Config{MinRTO: 2 * time.Second, MaxRTO: time.Second}, "min_rto"),
-		Entry("cc", Config{CongestionControl: "bbr"}, "congestion_control"),
-		Entry("delack", Config{DelayedAckTimeout: time.Second}, "delayed_ack_timeout"),
-		Entry("negative", Config{SynBacklog: -1}, "syn_backlog"),
-		Entry("recv buffer", Config{RecvBuffer: 100}, "recv_buffer"),
+		Entry("mtu", tuned(func(c *Config) { c.MTU = 50 }), "mtu"),
+		Entry("min above max", tuned(func(c *Config) {
+			c.MinRTO = 2 * time.Second
+			c.MaxRTO = time.Second
+		}), "min_rto"),
+		Entry("cc", tuned(func(c *Config) { c.CongestionControl = "bbr" }), "congestion_control"),
+		Entry("delack", tuned(func(c *Config) { c.DelayedAckTimeout = time.Second }), "delayed_ack_timeout"),
+		Entry("negative", tuned(func(c *Config) { c.SynBacklog = -1 }), "syn_backlog"),
+		Entry("recv buffer", tuned(func(c *Config) { c.RecvBuffer = 100 }), "recv_buffer"),
 	)
 })
 
 var _ = Describe("Accept queue overflow", func() {
 	It("keeps a connection half-open while the accept queue is full and completes it once there is room", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		l, _ := h.s.Listen(h.local, h.lport, 1)
 		open := func(port uint16) captured {
 			h.inject(Repr{SrcPort: port, Seq: h.peerISS, Flags: FlagSYN, Window: 100})

@@ -12,7 +12,7 @@ import (
 var _ = Describe("Stack.ResetStats", func() {
 
 	It("zeroes the counters, keeps the connections established, and counts only what follows", func() {
-		h := newHarness(Config{})
+		h := newHarness(DefaultConfig())
 		c := h.established(defaultPeer())
 		// Warm-up: data both ways and a segment to a closed port.
 		_, err := c.Write([]byte("warm-up"))
