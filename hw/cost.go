@@ -14,8 +14,8 @@ type CPUMode uint8
 
 // CPU modes.
 const (
-	ModeUser CPUMode = iota
-	ModeKernel
+	CPUUser CPUMode = iota
+	CPUKernel
 )
 
 // The operations. Their names (see Name) are the keys of cost-model files;
@@ -103,107 +103,107 @@ const NumCostOps = int(numCostOps)
 func costInfo(op CostOp) (string, CPUMode) {
 	switch op {
 	case CostNICRxBurst:
-		return "nic_rx_burst", ModeUser
+		return "nic_rx_burst", CPUUser
 	case CostNICRxPacket:
-		return "nic_rx_packet", ModeUser
+		return "nic_rx_packet", CPUUser
 	case CostNICTxBurst:
-		return "nic_tx_burst", ModeUser
+		return "nic_tx_burst", CPUUser
 	case CostNICTxPacket:
-		return "nic_tx_packet", ModeUser
+		return "nic_tx_packet", CPUUser
 	case CostPollIdle:
-		return "poll_idle", ModeUser
+		return "poll_idle", CPUUser
 	case CostCopyByte:
-		return "copy_byte", ModeUser
+		return "copy_byte", CPUUser
 	case CostRemoteNUMAByte:
-		return "remote_numa_byte", ModeUser
+		return "remote_numa_byte", CPUUser
 	case CostChecksumByte:
-		return "checksum_byte", ModeUser
+		return "checksum_byte", CPUUser
 	case CostStackEthRx:
-		return "stack_eth_rx", ModeUser
+		return "stack_eth_rx", CPUUser
 	case CostStackARP:
-		return "stack_arp", ModeUser
+		return "stack_arp", CPUUser
 	case CostStackIPRx:
-		return "stack_ip_rx", ModeUser
+		return "stack_ip_rx", CPUUser
 	case CostStackIPTx:
-		return "stack_ip_tx", ModeUser
+		return "stack_ip_tx", CPUUser
 	case CostStackTCPRx:
-		return "stack_tcp_rx", ModeUser
+		return "stack_tcp_rx", CPUUser
 	case CostStackTCPTx:
-		return "stack_tcp_tx", ModeUser
+		return "stack_tcp_tx", CPUUser
 	case CostStackUDPRx:
-		return "stack_udp_rx", ModeUser
+		return "stack_udp_rx", CPUUser
 	case CostStackUDPTx:
-		return "stack_udp_tx", ModeUser
+		return "stack_udp_tx", CPUUser
 	case CostStackTimer:
-		return "stack_timer", ModeUser
+		return "stack_timer", CPUUser
 	case CostStackSocketCall:
-		return "stack_socket_call", ModeUser
+		return "stack_socket_call", CPUUser
 	case CostRingOp:
-		return "ring_op", ModeUser
+		return "ring_op", CPUUser
 	case CostEpollWaitUser:
-		return "epoll_wait_user", ModeUser
+		return "epoll_wait_user", CPUUser
 	case CostSyscall:
-		return "syscall", ModeKernel
+		return "syscall", CPUKernel
 	case CostKernelCopyByte:
-		return "kernel_copy_byte", ModeKernel
+		return "kernel_copy_byte", CPUKernel
 	case CostSoftirqPacket:
-		return "softirq_packet", ModeKernel
+		return "softirq_packet", CPUKernel
 	case CostKernelTCPRx:
-		return "kernel_tcp_rx", ModeKernel
+		return "kernel_tcp_rx", CPUKernel
 	case CostKernelTCPTx:
-		return "kernel_tcp_tx", ModeKernel
+		return "kernel_tcp_tx", CPUKernel
 	case CostKernelIPRx:
-		return "kernel_ip_rx", ModeKernel
+		return "kernel_ip_rx", CPUKernel
 	case CostKernelIPTx:
-		return "kernel_ip_tx", ModeKernel
+		return "kernel_ip_tx", CPUKernel
 	case CostInterrupt:
-		return "interrupt", ModeKernel
+		return "interrupt", CPUKernel
 	case CostContextSwitch:
-		return "context_switch", ModeKernel
+		return "context_switch", CPUKernel
 	case CostWakeup:
-		return "wakeup", ModeKernel
+		return "wakeup", CPUKernel
 	case CostLockContention:
-		return "lock_contention", ModeKernel
+		return "lock_contention", CPUKernel
 	case CostEpollWaitKernel:
-		return "epoll_wait_kernel", ModeKernel
+		return "epoll_wait_kernel", CPUKernel
 	case CostSyscallOpen:
-		return "syscall_open", ModeKernel
+		return "syscall_open", CPUKernel
 	case CostSyscallIoctl:
-		return "syscall_ioctl", ModeKernel
+		return "syscall_ioctl", CPUKernel
 	case CostSyscallFutex:
-		return "syscall_futex", ModeKernel
+		return "syscall_futex", CPUKernel
 	case CostSyscallMmap:
-		return "syscall_mmap", ModeKernel
+		return "syscall_mmap", CPUKernel
 	case CostCompactionPage:
-		return "compaction_page", ModeKernel
+		return "compaction_page", CPUKernel
 	case CostPageAlloc:
-		return "page_alloc", ModeKernel
+		return "page_alloc", CPUKernel
 	case CostQATSubmit:
-		return "qat_submit", ModeUser
+		return "qat_submit", CPUUser
 	case CostQATPoll:
-		return "qat_poll", ModeUser
+		return "qat_poll", CPUUser
 	case CostQATPollIdle:
-		return "qat_poll_idle", ModeUser
+		return "qat_poll_idle", CPUUser
 	case CostUSDMAlloc:
-		return "usdm_alloc", ModeUser
+		return "usdm_alloc", CPUUser
 	case CostDeflateByteL1, CostDeflateByteL2, CostDeflateByteL3,
 		CostDeflateByteL4, CostDeflateByteL5, CostDeflateByteL6,
 		CostDeflateByteL7, CostDeflateByteL8, CostDeflateByteL9:
-		return "deflate_byte_l" + string(rune('1'+op-CostDeflateByteL1)), ModeUser
+		return "deflate_byte_l" + string(rune('1'+op-CostDeflateByteL1)), CPUUser
 	case CostInflateByte:
-		return "inflate_byte", ModeUser
+		return "inflate_byte", CPUUser
 	case CostCRC32Byte:
-		return "crc32_byte", ModeUser
+		return "crc32_byte", CPUUser
 	case CostAppNanos:
-		return "app_nanos", ModeUser
+		return "app_nanos", CPUUser
 	case CostRESPCommand:
-		return "resp_command", ModeUser
+		return "resp_command", CPUUser
 	case CostHTTPRequest:
-		return "http_request", ModeUser
+		return "http_request", CPUUser
 	case CostParseByte:
-		return "parse_byte", ModeUser
+		return "parse_byte", CPUUser
 	}
-	return "", ModeUser
+	return "", CPUUser
 }
 
 // Name returns the op's key in cost-model files, or "" for an invalid op.

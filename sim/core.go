@@ -188,7 +188,7 @@ func (c *Core) charge(layer int, op hw.CostOp, count int64) {
 	s := &c.layerOps[layer][op]
 	s.Count += count
 	s.PS += ps
-	if op.Mode() == hw.ModeKernel {
+	if op.Mode() == hw.CPUKernel {
 		c.stats.KernelPS += ps
 	} else {
 		c.stats.UserPS += ps

@@ -14,7 +14,7 @@ import (
 func kernelTime(m *priceMeter) time.Duration {
 	var t time.Duration
 	for op := hw.CostOp(0); int(op) < hw.NumCostOps; op++ {
-		if op.Mode() == hw.ModeKernel {
+		if op.Mode() == hw.CPUKernel {
 			t += m.price[op] * time.Duration(m.Counts[op])
 		}
 	}
