@@ -45,17 +45,20 @@
 // own checksum uses checksum.PseudoHeaderV4(src, dst, 6, len(seg)) plus
 // checksum.Add over the segment, and passes ChecksumNone.
 //
-// An engine that hands segments over by copy (stack/tcp's Output:
-// SendSegment(now, src, dst, seg)) plugs in with SegmentSender, and one
-// that takes (src, dst, bytes) on input with HandlerFunc:
+// stack/tcp's engine plugs in with NewSegmentSender, whose
+// *SegmentSender implements tcp.Output: the IPv4 header length and
+// pseudo-header sum the engine's MSS and checksums are made of, buffer
+// lending (Lend lends an mbuf's tailroom under a token, SendLent sends it
+// in place, and misuse is refused with ErrLoanEnded) and SendSegment by
+// copy. HandlerFunc adapts a function for receive:
 //
 //	ifc.RegisterTransport(ipv4.ProtoTCP, iface.HandlerFunc(func(now time.Duration, s iface.Segment) {
 //		tcpStack.InputVerified(now, s.Src, s.Dst, s.Payload)
 //	}))
-//	out := iface.SegmentSender{Ifc: ifc, Protocol: ipv4.ProtoTCP,
-//		Options: iface.OutputOptions{DontFrag: true, Checksum: iface.ChecksumTCP}}
+//	out := iface.NewSegmentSender(ifc, ipv4.ProtoTCP,
+//		iface.OutputOptions{DontFrag: true, Checksum: iface.ChecksumTCP})
 //
-// MSS gives the MSS the MTU allows (MTU - 40).
+// MSS gives the MSS the MTU allows behind the IPv4 and TCP headers.
 //
 // # Counters
 //

@@ -30,6 +30,10 @@ const (
 	// ErrBadAddress: the destination cannot be sent to (unspecified,
 	// multicast, loopback).
 	ErrBadAddress
+	// ErrLoanEnded: SendLent was given a token that names no open loan
+	// (its buffer was sent already, taken back by a later Lend, or never
+	// lent), or a length beyond the loan: nothing is sent.
+	ErrLoanEnded
 )
 
 // Error implements error.
@@ -58,6 +62,8 @@ func (e Error) Name() string {
 		return "protocol_taken"
 	case ErrBadAddress:
 		return "bad_address"
+	case ErrLoanEnded:
+		return "loan_ended"
 	}
 	return "unknown"
 }

@@ -45,9 +45,6 @@ type Interface struct {
 	// scratch builds datagrams too large for one mbuf before they are
 	// fragmented (reassembled echo requests, large UDP sends).
 	scratch []byte
-	// lent is the mbuf whose tailroom a transport is building a segment
-	// in (SegmentSender.SegmentBuffer), until it sends or abandons it.
-	lent *hw.Mbuf
 
 	stats Stats
 	// arpBase is the ARP cache's counters at the last ResetStats: the
@@ -116,8 +113,12 @@ func (i *Interface) MAC() ether.Addr { return i.mac }
 func (i *Interface) MTU() int { return i.mtu }
 
 // MSS returns the TCP maximum segment size the MTU allows without
-// options (RFC 9293 section 3.7.1: MTU - 40).
-func (i *Interface) MSS() int { return i.mtu - ipv4.MinHeaderLen - 20 }
+// options: the MTU less the IPv4 header and a TCP header without
+// options, 20 bytes each (RFC 9293 section 3.7.1).
+func (i *Interface) MSS() int { return i.mtu - ipv4.MinHeaderLen - tcpHeaderLen }
+
+// tcpHeaderLen is a TCP header without options (RFC 9293 section 3.1).
+const tcpHeaderLen = 20
 
 // ARP returns the neighbour cache (for inspection and static entries).
 func (i *Interface) ARP() *arp.Cache { return i.arp }
@@ -176,10 +177,6 @@ func (i *Interface) Poll(now time.Duration) time.Duration {
 
 // Close drops every packet waiting for ARP and closes the UDP sockets.
 func (i *Interface) Close() {
-	if i.lent != nil {
-		i.lent.Free()
-		i.lent = nil
-	}
 	i.arp.Flush(i.arpSink())
 	ports := make([]int, 0, len(i.udp))
 	for p := range i.udp {

@@ -200,7 +200,7 @@ func (i *Interface) tcpChecksumOK(r ipv4.Repr, seg []byte, m *hw.Mbuf) bool {
 		}
 	}
 	i.charge(hw.CostChecksumByte, int64(len(seg)))
-	sum := checksum.PseudoHeaderV4(r.Src, r.Dst, uint8(ipv4.ProtoTCP), len(seg))
+	sum := pseudoHeaderSum(r.Src, r.Dst, ipv4.ProtoTCP, len(seg))
 	return checksum.Finish(checksum.Add(sum, seg)) == 0
 }
 

@@ -173,7 +173,7 @@ func (i *Interface) l4Checksum(m *hw.Mbuf, seg []byte, dst [4]byte, proto ipv4.P
 		return
 	}
 	m.Flags |= flag
-	ph := checksum.Fold(checksum.PseudoHeaderV4(i.ip, dst, uint8(proto), len(seg)))
+	ph := checksum.Fold(pseudoHeaderSum(i.ip, dst, proto, len(seg)))
 	binary.BigEndian.PutUint16(seg[off:], ph)
 }
 
@@ -188,11 +188,18 @@ func (i *Interface) softL4Checksum(seg []byte, dst [4]byte, proto ipv4.Protocol,
 	}
 	i.charge(hw.CostChecksumByte, int64(len(seg)))
 	binary.BigEndian.PutUint16(seg[off:], 0)
-	v := checksum.Finish(checksum.Add(checksum.PseudoHeaderV4(i.ip, dst, uint8(proto), len(seg)), seg))
+	v := checksum.Finish(checksum.Add(pseudoHeaderSum(i.ip, dst, proto, len(seg)), seg))
 	if v == 0 && c == ChecksumUDP {
 		v = 0xffff // RFC 768: a computed zero is sent as all ones
 	}
 	binary.BigEndian.PutUint16(seg[off:], v)
+}
+
+// pseudoHeaderSum is the unfolded sum of the IPv4 pseudo-header of a
+// transport segment of length bytes (RFC 9293 section 3.1 for TCP, RFC
+// 768 for UDP): what the transport checksum covers besides the segment.
+func pseudoHeaderSum(src, dst [4]byte, proto ipv4.Protocol, length int) uint64 {
+	return checksum.PseudoHeaderV4(src, dst, uint8(proto), length)
 }
 
 // SendIPv4 is the copying counterpart of OutputIPv4: it sends the

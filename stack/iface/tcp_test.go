@@ -224,27 +224,122 @@ var _ = Describe("The TCP hook", func() {
 	})
 })
 
-var _ = Describe("Adapters for a copying transport engine", func() {
-	It("HandlerFunc and SegmentSender carry segments both ways", func() {
-		a, b := newNode(cfgA()), newNode(cfgB())
-		w := &wire{a: a, b: b}
-		var got []iface.Segment
-		var payloads [][]byte
+var _ = Describe("SegmentSender, the output of a transport engine (stack/tcp's Output)", func() {
+	var (
+		a, b     *node
+		w        *wire
+		got      [][]byte
+		send     *iface.SegmentSender
+		segBytes func(data string) []byte
+	)
+	BeforeEach(func() {
+		a, b = newNode(cfgA()), newNode(cfgB())
+		w = &wire{a: a, b: b}
+		got = nil
 		Expect(b.ifc.RegisterTransport(ipv4.ProtoTCP, iface.HandlerFunc(func(now time.Duration, s iface.Segment) {
-			got = append(got, s)
-			payloads = append(payloads, append([]byte(nil), s.Payload...))
+			got = append(got, append([]byte(nil), s.Payload...))
 		}))).To(Succeed())
-		send := iface.SegmentSender{Ifc: a.ifc, Protocol: ipv4.ProtoTCP, Options: iface.OutputOptions{DontFrag: true, Checksum: iface.ChecksumTCP}}
-		seg := make([]byte, 24)
-		seg[12] = 5 << 4
-		copy(seg[20:], "abcd")
-		Expect(send.SendSegment(0, ipA, ipB, seg)).To(Succeed())
-		w.pump(0)
-		Expect(got).To(HaveLen(1))
-		Expect(string(payloads[0][20:])).To(Equal("abcd"))
-		Expect(send.SendSegment(0, ipB, ipA, seg)).To(MatchError(iface.ErrBadAddress))
+		// Neighbours known: the only mbufs taken are the segments'.
+		a.ifc.AddNeighbor(0, ipB, macB)
+		b.ifc.AddNeighbor(0, ipA, macA)
+		send = iface.NewSegmentSender(a.ifc, ipv4.ProtoTCP, iface.OutputOptions{DontFrag: true, Checksum: iface.ChecksumTCP})
+		segBytes = func(data string) []byte {
+			seg := make([]byte, 20+len(data))
+			seg[12] = 5 << 4
+			copy(seg[20:], data)
+			return seg
+		}
+	})
+	AfterEach(func() {
+		w.pump(time.Hour)
 		a.ifc.Close()
 		b.ifc.Close()
-		Expect(a.pool.Stats().InUse + b.pool.Stats().InUse).To(BeZero())
+		Expect(a.pool.Stats().InUse+b.pool.Stats().InUse).To(BeZero(), "no mbuf is left lent or leaked")
+	})
+
+	It("gives the IPv4 header length and pseudo-header sum (RFC 9293 section 3.1)", func() {
+		Expect(send.HeaderLen()).To(Equal(ipv4.MinHeaderLen))
+		Expect(send.PseudoHeaderSum(ipA, ipB, 1234)).To(Equal(checksum.PseudoHeaderV4(ipA, ipB, 6, 1234)))
+		udpSend := iface.NewSegmentSender(a.ifc, ipv4.ProtoUDP, iface.OutputOptions{})
+		Expect(udpSend.PseudoHeaderSum(ipA, ipB, 8)).To(Equal(checksum.PseudoHeaderV4(ipA, ipB, 17, 8)))
+	})
+
+	It("carries copied segments (SendSegment), with HandlerFunc on the other side", func() {
+		Expect(send.SendSegment(0, ipA, ipB, segBytes("abcd"))).To(Succeed())
+		w.pump(0)
+		Expect(got).To(HaveLen(1))
+		Expect(string(got[0][20:])).To(Equal("abcd"))
+		Expect(send.SendSegment(0, ipB, ipA, segBytes("abcd"))).To(MatchError(iface.ErrBadAddress))
+	})
+
+	It("sends a segment built in a lent buffer in place, from the mbuf that lent it", func() {
+		buf, token := send.Lend(60 + 4)
+		Expect(token).NotTo(BeZero())
+		Expect(buf).To(HaveLen(64))
+		Expect(cap(buf)).To(Equal(64), "the loan cannot be grown past what was lent")
+		Expect(a.pool.Stats().Gets).To(BeEquivalentTo(1))
+		copy(buf, segBytes("wxyz"))
+		Expect(send.SendLent(0, ipA, ipB, token, 24)).To(Succeed())
+		Expect(a.pool.Stats().Gets).To(BeEquivalentTo(1), "no second mbuf: no copy")
+		Expect(a.link.out).To(HaveLen(1))
+		m := a.link.out[0]
+		Expect(&m.Buf[m.DataOff+iface.HeaderRoom]).To(BeIdenticalTo(&buf[0]), "the frame's TCP header is where the loan was")
+		w.pump(0)
+		Expect(got).To(HaveLen(1))
+		Expect(string(got[0][20:])).To(Equal("wxyz"))
+	})
+
+	It("refuses to send a loan twice: the second SendLent is an error, counted, and sends nothing", func() {
+		buf, token := send.Lend(64)
+		copy(buf, segBytes("once"))
+		Expect(send.SendLent(0, ipA, ipB, token, 24)).To(Succeed())
+		before := a.ifc.Stats().IP
+		Expect(send.SendLent(0, ipA, ipB, token, 24)).To(MatchError(iface.ErrLoanEnded))
+		after := a.ifc.Stats().IP
+		Expect(after.OutRequests - before.OutRequests).To(BeEquivalentTo(1))
+		Expect(after.OutDiscards - before.OutDiscards).To(BeEquivalentTo(1))
+		w.pump(0)
+		Expect(got).To(HaveLen(1))
+		Expect(send.SendLent(0, ipA, ipB, 99, 24)).To(MatchError(iface.ErrLoanEnded), "a token never lent")
+	})
+
+	It("takes an unsent loan back at the next Lend: its token is refused, its mbuf lent again, none leaked", func() {
+		first, t1 := send.Lend(64)
+		copy(first, segBytes("lost"))
+		second, t2 := send.Lend(64)
+		Expect(t2).NotTo(Equal(t1))
+		Expect(a.pool.Stats().Gets).To(BeEquivalentTo(1), "the abandoned loan's mbuf is the new loan's")
+		copy(second, segBytes("kept"))
+		Expect(send.SendLent(0, ipA, ipB, t1, 24)).To(MatchError(iface.ErrLoanEnded))
+		Expect(send.SendLent(0, ipA, ipB, t2, 24)).To(Succeed())
+		w.pump(0)
+		Expect(got).To(HaveLen(1))
+		Expect(string(got[0][20:])).To(Equal("kept"))
+	})
+
+	It("ends a loan sent with a length beyond it, or from an address not ours, without sending", func() {
+		_, token := send.Lend(64)
+		Expect(send.SendLent(0, ipA, ipB, token, 65)).To(MatchError(iface.ErrLoanEnded))
+		_, token = send.Lend(64)
+		Expect(send.SendLent(0, ipA, ipB, token, 0)).To(MatchError(iface.ErrLoanEnded))
+		_, token = send.Lend(64)
+		Expect(send.SendLent(0, ipB, ipA, token, 24)).To(MatchError(iface.ErrBadAddress))
+		Expect(send.SendLent(0, ipA, ipB, token, 24)).To(MatchError(iface.ErrLoanEnded))
+		Expect(a.ifc.Stats().Tx.BadAddress).To(BeEquivalentTo(1))
+		Expect(a.link.out).To(BeEmpty())
+		Expect(a.pool.Stats().InUse).To(BeZero())
+	})
+
+	It("lends nothing when the pool is empty (tx.no_mbuf) or the mbuf has not the room, and holds no mbuf then", func() {
+		a.link.dead = true
+		buf, token := send.Lend(64)
+		Expect(buf).To(BeNil())
+		Expect(token).To(BeZero())
+		Expect(a.ifc.Stats().Tx.NoMbuf).To(BeEquivalentTo(1))
+		a.link.dead = false
+		buf, token = send.Lend(4096)
+		Expect(buf).To(BeNil())
+		Expect(token).To(BeZero())
+		Expect(a.pool.Stats().InUse).To(BeZero())
 	})
 })

@@ -117,59 +117,113 @@ type HandlerFunc func(now time.Duration, seg Segment)
 // HandleSegment calls f.
 func (f HandlerFunc) HandleSegment(now time.Duration, seg Segment) { f(now, seg) }
 
-// SegmentSender adapts the interface to a transport engine that hands
-// over each segment by copy, as stack/tcp's Output does
-// (SendSegment(now, src, dst, seg)): one copy into an mbuf, then
-// OutputIPv4. Options apply to every segment; with Options.Checksum set
-// the interface (re)computes the transport checksum, in software or
-// through the NIC's offload, so the engine may leave only the
-// pseudo-header sum in it.
+// SegmentSender is the interface as a transport engine's output, in the
+// shape of stack/tcp's Output (which it implements; iface does not import
+// tcp, the method sets match): the IPv4 header length and pseudo-header
+// the engine's arithmetic and checksums need, and two ways to send a
+// segment to OutputIPv4: built in a buffer the sender lends (Lend, then
+// SendLent: no copy) or handed over by copy (SendSegment). The protocol
+// and the options apply to every segment; with Options.Checksum set the
+// interface (re)computes the transport checksum, in software or through
+// the NIC's offload, so the engine may leave only the pseudo-header sum in
+// it. Make one with NewSegmentSender; it is not safe for concurrent use.
 type SegmentSender struct {
-	Ifc      *Interface
-	Protocol ipv4.Protocol
-	Options  OutputOptions
+	ifc   *Interface
+	proto ipv4.Protocol
+	opts  OutputOptions
+	// loan is the mbuf whose tailroom the last Lend lent (loanLen bytes
+	// of it) under token, until SendLent sends it or the next Lend takes
+	// it back; nil when none is lent. Tokens count up from 1 and are
+	// never reused.
+	loan    *hw.Mbuf
+	loanLen int
+	token   uint64
 }
 
-// SegmentBuffer lends the transport the tailroom of a fresh mbuf (with
-// room for the IP and Ethernet headers in front) to build a segment of up
-// to n bytes in, so that SendSegment sends it without a copy: the
-// zero-copy path of Gazelle's lwIP, where a segment is written once,
-// straight into the buffer the NIC sends. It returns nil when no mbuf or
-// not enough room can be had; the transport then builds the segment
-// elsewhere and SendSegment copies it.
-func (s SegmentSender) SegmentBuffer(n int) []byte {
-	i := s.Ifc
-	if i.lent == nil {
-		if i.lent = i.AllocTransport(); i.lent == nil {
-			return nil
+// NewSegmentSender returns a sender of protocol proto's segments through
+// ifc with opts (stack/lstack's, for TCP: ipv4.ProtoTCP, DontFrag, and
+// ChecksumTCP when the NIC offloads the checksum).
+func NewSegmentSender(ifc *Interface, proto ipv4.Protocol, opts OutputOptions) *SegmentSender {
+	return &SegmentSender{ifc: ifc, proto: proto, opts: opts}
+}
+
+// HeaderLen returns the length of the IPv4 header in front of every
+// segment: 20, as OutputIPv4 sends no options.
+func (s *SegmentSender) HeaderLen() int { return ipv4.MinHeaderLen }
+
+// PseudoHeaderSum returns the unfolded one's-complement sum of the IPv4
+// pseudo-header of a segment of length bytes from src to dst: source,
+// destination, zero, protocol and length (RFC 9293 section 3.1, RFC 768).
+func (s *SegmentSender) PseudoHeaderSum(src, dst [4]byte, length int) uint64 {
+	return pseudoHeaderSum(src, dst, s.proto, length)
+}
+
+// Lend lends the transport the first n bytes of the tailroom of an mbuf,
+// with room for the IPv4 and Ethernet headers in front, to build one
+// segment in; SendLent then sends it without a copy (Gazelle's zero-copy
+// path of lwIP, where a segment is written once, straight into the buffer
+// the NIC sends). The token names the loan. It returns (nil, 0) when no
+// mbuf (counted in tx.no_mbuf) or not n bytes of room can be had; the
+// transport then builds the segment elsewhere and calls SendSegment.
+//
+// One buffer is lent at a time: a loan that was not sent is taken back by
+// the next Lend, which lends the same mbuf again under a new token, so an
+// abandoned loan holds no extra mbuf and its token is refused by SendLent
+// (ErrLoanEnded) instead of sending what the buffer holds by then.
+func (s *SegmentSender) Lend(n int) ([]byte, uint64) {
+	m := s.loan
+	s.loan = nil
+	if m == nil {
+		if m = s.ifc.AllocTransport(); m == nil {
+			return nil, 0
 		}
 	}
-	if i.lent.Tailroom() < n {
-		return nil
+	if n <= 0 || m.Tailroom() < n {
+		m.Free()
+		return nil, 0
 	}
-	start := i.lent.DataOff + i.lent.DataLen
-	return i.lent.Buf[start : start+n : start+n]
+	s.loan, s.loanLen = m, n
+	s.token++
+	start := m.DataOff + m.DataLen
+	return m.Buf[start : start+n : start+n], s.token
 }
 
-// SendSegment sends seg from our address to dst: in place when seg was
-// built in the buffer SegmentBuffer lent, otherwise copied into an mbuf.
-// src must be our address.
-func (s SegmentSender) SendSegment(now time.Duration, src, dst [4]byte, seg []byte) error {
-	i := s.Ifc
-	if src != i.ip {
+// SendLent sends the first n bytes of the buffer lent under token from our
+// address to dst, in place (through OutputIPv4), and ends the loan
+// whatever the outcome. A token that names no open loan (sent already,
+// taken back by a later Lend, or never lent) fails with ErrLoanEnded and
+// sends nothing, and so does an n outside 1..the length lent (that loan
+// ends); both count as a datagram asked for and discarded
+// (ip.out_requests, ip.out_discards). src must be our address.
+func (s *SegmentSender) SendLent(now time.Duration, src, dst [4]byte, token uint64, n int) error {
+	i := s.ifc
+	m := s.loan
+	if m == nil || token != s.token {
 		i.stats.IP.OutRequests++
 		i.stats.IP.OutDiscards++
-		i.stats.Tx.BadAddress++
-		return ErrBadAddress
+		return ErrLoanEnded
 	}
-	if m := i.lent; m != nil && len(seg) > 0 && len(seg) <= m.Tailroom() &&
-		&seg[0] == &m.Buf[m.DataOff+m.DataLen] {
-		i.lent = nil
-		if _, err := m.Append(len(seg)); err != nil {
-			m.Free()
-			return err
-		}
-		return i.OutputIPv4(now, m, dst, s.Protocol, s.Options)
+	s.loan = nil
+	if src != i.ip {
+		m.Free()
+		return i.badSource()
+	}
+	if n <= 0 || n > s.loanLen {
+		m.Free()
+		i.stats.IP.OutRequests++
+		i.stats.IP.OutDiscards++
+		return ErrLoanEnded
+	}
+	_, _ = m.Append(n) // within the tailroom Lend checked
+	return i.OutputIPv4(now, m, dst, s.proto, s.opts)
+}
+
+// SendSegment sends seg, held outside any mbuf, from our address to dst:
+// copied into an mbuf, then OutputIPv4. src must be our address.
+func (s *SegmentSender) SendSegment(now time.Duration, src, dst [4]byte, seg []byte) error {
+	i := s.ifc
+	if src != i.ip {
+		return i.badSource()
 	}
 	m := i.AllocTransport()
 	if m == nil {
@@ -180,9 +234,18 @@ func (s SegmentSender) SendSegment(now time.Duration, src, dst [4]byte, seg []by
 	b, err := m.Append(len(seg))
 	if err != nil {
 		m.Free()
-		return i.SendIPv4(now, dst, s.Protocol, seg, s.Options)
+		return i.SendIPv4(now, dst, s.proto, seg, s.opts)
 	}
 	copy(b, seg)
 	i.charge(hw.CostCopyByte, int64(len(seg)))
-	return i.OutputIPv4(now, m, dst, s.Protocol, s.Options)
+	return i.OutputIPv4(now, m, dst, s.proto, s.opts)
+}
+
+// badSource counts a segment a transport asked to send from an address
+// that is not ours.
+func (i *Interface) badSource() error {
+	i.stats.IP.OutRequests++
+	i.stats.IP.OutDiscards++
+	i.stats.Tx.BadAddress++
+	return ErrBadAddress
 }

@@ -156,8 +156,8 @@ func New(cfg Config, dev hw.EthDev, queue int, pool hw.Mempool, rng *rand.Rand) 
 		tcpCfg.ChecksumOffloadTx = true
 		in.tcpSum = iface.ChecksumTCP
 	}
-	out := iface.SegmentSender{Ifc: ifc, Protocol: ipv4.ProtoTCP,
-		Options: iface.OutputOptions{DontFrag: true, Checksum: in.tcpSum}}
+	out := iface.NewSegmentSender(ifc, ipv4.ProtoTCP,
+		iface.OutputOptions{DontFrag: true, Checksum: in.tcpSum})
 	ts, err := tcp.New(tcpCfg, rng, out)
 	if err != nil {
 		return nil, fmt.Errorf("lstack: %w", err)

@@ -195,13 +195,13 @@ func (l *Listener) sendCookie(now time.Duration, id fourTuple, r *Repr) {
 	if r.MSS != 0 {
 		peerMSS = r.MSS
 	}
-	mss := minInt(int(peerMSS), s.cfg.MTU-40)
+	mss := minInt(int(peerMSS), s.advMSS)
 	var o Repr
 	o.SrcPort, o.DstPort = id.localPort, id.remotePort
 	o.Flags = FlagSYN | FlagACK
 	o.Seq = s.makeCookie(now, id, r.Seq, uint16(mss))
 	o.Ack = r.Seq + 1
-	o.MSS = uint16(s.cfg.MTU - 40)
+	o.MSS = uint16(s.advMSS)
 	sack := s.cfg.SACK && r.SACKPermitted
 	ws := s.cfg.WindowScaling && r.HasWScale
 	if s.cfg.Timestamps && r.HasTS {

@@ -7,7 +7,10 @@ import (
 )
 
 // countOut counts segments and keeps nothing.
-type countOut struct{ n int }
+type countOut struct {
+	ipv4Network
+	n int
+}
 
 func (c *countOut) SendSegment(time.Duration, [4]byte, [4]byte, []byte) error { c.n++; return nil }
 
@@ -36,7 +39,7 @@ func benchRx(b *testing.B, offload bool) {
 		n := r.HeaderLen() + len(r.Payload)
 		buf = buf[:n]
 		copy(buf[r.Emit(buf):], r.Payload)
-		SetChecksum(buf, remote, local)
+		setV4Checksum(buf, remote, local)
 		return buf
 	}
 	scratch := make([]byte, 2048)

@@ -17,8 +17,10 @@ const (
 // where 0 means nothing Validate refuses it. The keys named in the
 // comments are those of docs/tcp.md, which Validate's errors use.
 type Config struct {
-	// MTU of the IPv4 path; the advertised MSS is MTU-40 (RFC 9293
-	// section 3.7.1, RFC 879).
+	// MTU of the path: the largest datagram the network layer sends. The
+	// MSS advertised is the MTU less the network header (the Output's
+	// HeaderLen: 20 for IPv4) and the TCP header (RFC 9293 section
+	// 3.7.1, RFC 879).
 	MTU int
 	// SendBuffer and RecvBuffer bound each connection's buffers in bytes
 	// (at least two segments). They grow on demand up to these limits.
@@ -154,17 +156,36 @@ func configErr(key, format string, args ...any) error {
 	return &ConfigError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
+// The MTU's arithmetic. Validate has no network layer to ask for the
+// length of its header, so it checks with the shortest header a segment
+// travels behind, IPv4's without options (RFC 791): a longer one (IPv6's
+// 40 bytes, RFC 8200) only makes segments smaller, so the buffer limits
+// Validate accepts hold on every network. New checks the MTU again with
+// the Output's own HeaderLen (mssBehind).
+const (
+	// minNetHeaderLen is the shortest network header: IPv4's, 20 bytes.
+	minNetHeaderLen = 20
+	// minMSS is the smallest MSS the MTU must leave: 68 bytes, the
+	// datagram RFC 791 has every module pass unfragmented, taken as the
+	// floor of a segment.
+	minMSS = 68
+	// maxMTU is the largest MTU: a datagram length field's 16 bits.
+	maxMTU = 65535
+)
+
 // Validate checks every value as given and names the offending key (the
 // error is a *ConfigError).
 func (c Config) Validate() error {
-	if c.MTU < 68+40 || c.MTU > 65535 {
-		return configErr("mtu", "%d is outside [108, 65535]", c.MTU)
+	if lo := minMSS + minNetHeaderLen + HeaderLen; c.MTU < lo || c.MTU > maxMTU {
+		return configErr("mtu", "%d is outside [%d, %d]", c.MTU, lo, maxMTU)
 	}
-	if c.SendBuffer < 2*(c.MTU-40) {
-		return configErr("send_buffer", "%d is below two segments (%d)", c.SendBuffer, 2*(c.MTU-40))
+	// Two segments of the largest MSS any network layer leaves.
+	seg := c.MTU - minNetHeaderLen - HeaderLen
+	if c.SendBuffer < 2*seg {
+		return configErr("send_buffer", "%d is below two segments (%d)", c.SendBuffer, 2*seg)
 	}
-	if c.RecvBuffer < 2*(c.MTU-40) {
-		return configErr("recv_buffer", "%d is below two segments (%d)", c.RecvBuffer, 2*(c.MTU-40))
+	if c.RecvBuffer < 2*seg {
+		return configErr("recv_buffer", "%d is below two segments (%d)", c.RecvBuffer, 2*seg)
 	}
 	if c.RecvBuffer > 1<<30 {
 		return configErr("recv_buffer", "%d exceeds the 1 GiB window scaling allows (RFC 7323 section 2.3)", c.RecvBuffer)
@@ -220,4 +241,19 @@ func (c Config) Validate() error {
 		return configErr("congestion_control", "%v", err)
 	}
 	return nil
+}
+
+// mssBehind returns the MSS the MTU leaves behind a network header of
+// netHdr bytes and the TCP header (RFC 9293 section 3.7.1): the MSS a
+// Stack over that network advertises. It refuses a header shorter than
+// the one Validate assumed and an MSS below minMSS (at the key mtu).
+func (c Config) mssBehind(netHdr int) (int, error) {
+	if netHdr < minNetHeaderLen {
+		return 0, fmt.Errorf("tcp: a network header of %d bytes is shorter than the %d Config.Validate assumes", netHdr, minNetHeaderLen)
+	}
+	mss := c.MTU - netHdr - HeaderLen
+	if mss < minMSS {
+		return 0, configErr("mtu", "%d leaves an MSS of %d behind a %d-byte network header (at least %d needed)", c.MTU, mss, netHdr, minMSS)
+	}
+	return mss, nil
 }

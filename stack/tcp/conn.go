@@ -121,7 +121,7 @@ func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
 		rcvBuf:    newRing(s.cfg.RecvBuffer),
 		ooo:       newAssembler(s.cfg.MaxOOORanges),
 		sb:        newScoreboard(s.cfg.MaxOOORanges),
-		advMSS:    uint16(s.cfg.MTU - 40),
+		advMSS:    uint16(s.advMSS),
 		rtt:       newRTTEstimator(s.cfg.InitialRTO, s.cfg.MinRTO, s.cfg.MaxRTO),
 		heapIdx:   -1,
 		noDelay:   s.cfg.NoDelay,

@@ -7,12 +7,16 @@
 // RFC 6528 ISNs.
 //
 // The engine never reads a clock, blocks or starts goroutines. Its
-// boundary with the network layer is three calls:
+// boundary with the network layer is:
 //
 //   - (*Stack).Input(now, src, dst, segment) takes a received TCP segment
 //     (header and payload, IPv4 addresses beside it);
-//   - Output.SendSegment(now, src, dst, segment) is called for every
-//     segment the engine emits; the bytes are lent for the call;
+//   - the Output, which the network layer implements: its Network half
+//     gives the header length the MSS is computed from and the
+//     pseudo-header sum every checksum is written and verified over (RFC
+//     9293 section 3.1), and for every segment the engine emits it lends a
+//     buffer to build it in (Lend, then SendLent with the loan's token) or
+//     takes a copy (SendSegment) when it lends none;
 //   - (*Stack).Poll(now) runs due timers and queued socket work and
 //     returns the next deadline.
 //

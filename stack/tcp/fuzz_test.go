@@ -43,7 +43,10 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-type discard struct{ last []byte }
+type discard struct {
+	ipv4Network
+	last []byte
+}
 
 func (d *discard) SendSegment(_ time.Duration, _, _ [4]byte, seg []byte) error {
 	d.last = append(d.last[:0], seg...)
@@ -97,7 +100,7 @@ func (ft *fuzzTarget) inject(r Repr, sum bool) {
 	b := make([]byte, r.HeaderLen()+len(r.Payload))
 	copy(b[r.Emit(b):], r.Payload)
 	if sum {
-		SetChecksum(b, ft.remote, ft.local)
+		setV4Checksum(b, ft.remote, ft.local)
 	}
 	ft.s.Input(ft.now, ft.remote, ft.local, b)
 	ft.s.Poll(ft.now)
@@ -132,7 +135,7 @@ func FuzzInput(f *testing.F) {
 				binary.BigEndian.PutUint32(seg[8:], uint32(c.sndUna)+uint32(int8(seg[8]))*100)
 			}
 			if len(seg) >= 20 && sel&4 != 0 {
-				SetChecksum(seg, ft.remote, ft.local)
+				setV4Checksum(seg, ft.remote, ft.local)
 			}
 			if sel&8 != 0 {
 				ft.now += time.Duration(sel>>4) * 50 * time.Millisecond

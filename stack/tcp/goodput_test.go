@@ -21,10 +21,11 @@ var _ = Describe("Goodput on a clean 25 Gb/s path", func() {
 			Expect(res.err).NotTo(HaveOccurred())
 			Expect(res.done).To(BeTrue())
 			Expect(res.recvHash).To(Equal(res.sentHash))
-			// What the link can carry: MSS 1460 of every 1460+40+38
-			// bytes on the wire (TCP/IP headers, Ethernet header, FCS,
-			// preamble, inter-frame gap).
-			capacity := 25e9 * 1460 / (1460 + 40 + frameOverhead - 20)
+			// What the link can carry: MSS 1460 of every 1460+20+58
+			// bytes on the wire (the TCP header, then frameOverhead: the
+			// IPv4 header, Ethernet header, FCS, preamble, inter-frame
+			// gap).
+			capacity := 25e9 * 1460 / (1460 + HeaderLen + frameOverhead)
 			goodput := float64(res.received*8) / res.elapsed.Seconds()
 			GinkgoWriter.Printf("%s: %.2f Gb/s of %.2f Gb/s (%.1f%%), %v virtual, %d segments\n",
 				cc, goodput/1e9, capacity/1e9, 100*goodput/capacity, res.elapsed, w.stacks[0].Stats().OutSegs)

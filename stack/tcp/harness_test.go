@@ -1,10 +1,13 @@
 package tcp
 
 import (
+	"errors"
 	"math/rand/v2"
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/stack/checksum"
 )
 
 // captured is one segment the engine under test emitted.
@@ -15,15 +18,43 @@ type captured struct {
 	Repr
 }
 
+// ipv4Network is the network side of the test Outputs: IPv4's header
+// length and pseudo-header (RFC 9293 section 3.1), and no buffer to lend,
+// so that the engine builds every segment in its own buffer and hands it
+// to SendSegment.
+type ipv4Network struct{}
+
+// ipv4HeaderLen is the IPv4 header without options (RFC 791).
+const ipv4HeaderLen = 20
+
+var errNotLent = errors.New("test output: nothing was lent")
+
+func (ipv4Network) HeaderLen() int { return ipv4HeaderLen }
+
+func (ipv4Network) PseudoHeaderSum(src, dst [4]byte, n int) uint64 { return v4sum(src, dst, n) }
+
+func (ipv4Network) Lend(int) ([]byte, uint64) { return nil, 0 }
+
+func (ipv4Network) SendLent(time.Duration, [4]byte, [4]byte, uint64, int) error { return errNotLent }
+
+// v4sum is the IPv4 pseudo-header sum of a TCP segment of n bytes.
+func v4sum(src, dst [4]byte, n int) uint64 {
+	return checksum.PseudoHeaderV4(src, dst, ProtocolNumber, n)
+}
+
+// setV4Checksum sets seg's checksum under the IPv4 pseudo-header.
+func setV4Checksum(seg []byte, src, dst [4]byte) { SetChecksum(seg, v4sum(src, dst, len(seg))) }
+
 // capture is a test Output that parses and keeps every segment.
 type capture struct {
+	ipv4Network
 	segs []captured
 	now  *time.Duration
 }
 
 func (c *capture) SendSegment(now time.Duration, src, dst [4]byte, seg []byte) error {
 	b := append([]byte(nil), seg...)
-	Expect(VerifyChecksum(b, src, dst)).To(BeTrue(), "emitted segment has a bad checksum")
+	Expect(VerifyChecksum(b, v4sum(src, dst, len(b)))).To(BeTrue(), "emitted segment has a bad checksum")
 	r, err := Parse(b)
 	Expect(err).NotTo(HaveOccurred())
 	c.segs = append(c.segs, captured{at: now, src: src, dst: dst, Repr: r})
@@ -68,7 +99,7 @@ func (h *harness) inject(r Repr) {
 	b := make([]byte, r.HeaderLen()+len(r.Payload))
 	hl := r.Emit(b)
 	copy(b[hl:], r.Payload)
-	SetChecksum(b, h.remote, h.local)
+	setV4Checksum(b, h.remote, h.local)
 	h.s.Input(h.now, h.remote, h.local, b)
 	h.s.Poll(h.now)
 }

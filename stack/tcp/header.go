@@ -16,7 +16,8 @@ const (
 	MaxHeaderLen = 60
 	// MaxOptionsLen is the room left for options.
 	MaxOptionsLen = MaxHeaderLen - HeaderLen
-	// ProtocolNumber is TCP's IPv4 protocol number.
+	// ProtocolNumber is TCP's protocol number (IPv4's protocol field,
+	// IPv6's next header), for the network layer's pseudo-header.
 	ProtocolNumber = 6
 )
 
@@ -318,24 +319,22 @@ func (r *Repr) Emit(b []byte) int {
 }
 
 // SetChecksum computes the checksum of seg (header with a zero checksum
-// field, plus payload) under the IPv4 pseudo-header (RFC 9293 section
-// 3.1) and stores it.
-func SetChecksum(seg []byte, src, dst [4]byte) {
+// field, plus payload) under the pseudo-header whose sum is pseudo (the
+// Network's PseudoHeaderSum for seg, RFC 9293 section 3.1) and stores it.
+func SetChecksum(seg []byte, pseudo uint64) {
 	seg[16], seg[17] = 0, 0
-	sum := checksum.PseudoHeaderV4(src, dst, ProtocolNumber, len(seg))
-	binary.BigEndian.PutUint16(seg[16:], checksum.Finish(checksum.Add(sum, seg)))
+	binary.BigEndian.PutUint16(seg[16:], checksum.Finish(checksum.Add(pseudo, seg)))
 }
 
 // SetPseudoChecksum stores only the folded pseudo-header sum, as a NIC
 // with TCP checksum offload expects (DPDK's RTE_MBUF_F_TX_TCP_CKSUM).
-func SetPseudoChecksum(seg []byte, src, dst [4]byte) {
-	sum := checksum.PseudoHeaderV4(src, dst, ProtocolNumber, len(seg))
-	binary.BigEndian.PutUint16(seg[16:], checksum.Fold(sum))
+func SetPseudoChecksum(seg []byte, pseudo uint64) {
+	binary.BigEndian.PutUint16(seg[16:], checksum.Fold(pseudo))
 }
 
-// VerifyChecksum reports whether seg's checksum is correct for the given
-// IPv4 addresses: the sum over pseudo-header and segment folds to 0xffff.
-func VerifyChecksum(seg []byte, src, dst [4]byte) bool {
-	sum := checksum.PseudoHeaderV4(src, dst, ProtocolNumber, len(seg))
-	return checksum.Fold(checksum.Add(sum, seg)) == 0xffff
+// VerifyChecksum reports whether seg's checksum is correct under the
+// pseudo-header whose sum is pseudo: the sum over pseudo-header and
+// segment folds to 0xffff.
+func VerifyChecksum(seg []byte, pseudo uint64) bool {
+	return checksum.Fold(checksum.Add(pseudo, seg)) == 0xffff
 }

@@ -11,28 +11,62 @@ import (
 	"github.com/savanna-sim/savanna/hw"
 )
 
-// Output is the boundary towards the network layer (stack/ipv4 via
-// stack/iface). The engine calls SendSegment once per segment it emits.
-// seg is a complete TCP segment (header, options, payload) with its
-// checksum set (or, with Config.ChecksumOffloadTx, the pseudo-header sum
-// a NIC expects). seg is lent for the duration of the call only: the
-// callee copies it into an mbuf (or an IPv4 packet) before returning, so
-// the engine can reuse one scratch buffer and allocate nothing per
-// segment. A non-nil error counts the segment as dropped at output
-// (drops.output); retransmission repairs the loss as for any other drop.
-type Output interface {
-	SendSegment(now time.Duration, src, dst [4]byte, seg []byte) error
+// Network is what the engine asks of the network layer beneath it: the
+// length of the header that layer puts in front of every segment, and the
+// pseudo-header sum TCP's checksum covers (RFC 9293 section 3.1). The
+// network layer implements it (stack/iface for IPv4); the engine computes
+// neither itself, so another network layer (IPv6, RFC 8200 section 8.1)
+// plugs in without changing it.
+type Network interface {
+	// HeaderLen returns the length in bytes of the network header in
+	// front of every segment (IPv4 without options: 20). It is constant
+	// for the Network's life: New reads it once. A segment is at most
+	// Config.MTU - HeaderLen() bytes and the MSS advertised is that less
+	// the TCP header (RFC 9293 section 3.7.1, RFC 879).
+	HeaderLen() int
+	// PseudoHeaderSum returns the one's-complement sum of the
+	// pseudo-header of a TCP segment of length bytes from src to dst,
+	// unfolded as checksum.Add accumulates it (for IPv4: source,
+	// destination, zero, protocol 6 and the TCP length, RFC 9293 section
+	// 3.1). The engine adds the segment to it to write and to verify
+	// checksums.
+	PseudoHeaderSum(src, dst [4]byte, length int) uint64
 }
 
-// SegmentLender is an Output that can lend the engine the buffer a
-// segment is built in: the tailroom of the mbuf that will carry it. The
-// engine then writes each segment once, straight into the buffer the NIC
-// sends, and SendSegment passes it on without a copy (Gazelle's zero-copy
-// path). SegmentBuffer returns nil when it cannot lend n bytes; the
-// engine then builds the segment in its own scratch buffer.
-type SegmentLender interface {
-	Output
-	SegmentBuffer(n int) []byte
+// Output is the boundary towards the network layer (stack/ipv4 via
+// stack/iface). For every segment it emits the engine first asks for a
+// buffer to build it in (Lend), then sends it: with SendLent when it got
+// one, with SendSegment otherwise.
+//
+// The segment handed over is complete (header, options, payload) with its
+// checksum set over the Network's pseudo-header (or, with
+// Config.ChecksumOffloadTx, holding only the folded pseudo-header sum a
+// NIC expects). A non-nil error from either send counts the segment as
+// dropped at output (drops.output); retransmission repairs the loss as
+// for any other drop.
+type Output interface {
+	Network
+	// Lend lends the engine a buffer of exactly n bytes to build one
+	// segment in, and a non-zero token that names the loan: the tailroom
+	// of the mbuf that will carry the segment, so that it is written once,
+	// straight into the buffer the NIC sends (Gazelle's zero-copy path).
+	// It returns (nil, 0) when it has nothing to lend; the engine then
+	// builds the segment in its own buffer and calls SendSegment. A loan
+	// ends with the SendLent of its token; one not sent is taken back by
+	// the next Lend (the Output lends one buffer at a time), and its token
+	// is refused from then on.
+	Lend(n int) (buf []byte, token uint64)
+	// SendLent sends the first n bytes of the buffer lent under token,
+	// from src to dst, and ends the loan whatever the outcome. A token
+	// that names no open loan (already sent, taken back, never lent) is
+	// refused with an error and nothing is sent.
+	SendLent(now time.Duration, src, dst [4]byte, token uint64, n int) error
+	// SendSegment sends seg, built in the engine's own buffer, from src
+	// to dst. seg is lent for the duration of the call only: the callee
+	// copies it (into an mbuf, behind its header) before returning, so
+	// the engine reuses one scratch buffer and allocates nothing per
+	// segment.
+	SendSegment(now time.Duration, src, dst [4]byte, seg []byte) error
 }
 
 // Addr is an IPv4 address and port.
@@ -86,6 +120,10 @@ type Stack struct {
 	ready     []Event
 	scratch   []byte
 	spare     spareRings
+	// advMSS is the MSS the MTU allows behind the network's header and
+	// ours (RFC 9293 section 3.7.1): Config.MTU - out.HeaderLen() -
+	// HeaderLen.
+	advMSS int
 
 	nextPort uint16
 	connSeq  uint64
@@ -107,12 +145,17 @@ func New(cfg Config, rng *rand.Rand, out Output) (*Stack, error) {
 	if rng == nil || out == nil {
 		return nil, errors.New("tcp: New needs a random source and an Output")
 	}
+	mss, err := cfg.mssBehind(out.HeaderLen())
+	if err != nil {
+		return nil, err
+	}
 	s := &Stack{
 		cfg:       cfg,
 		out:       out,
 		conns:     make(map[fourTuple]*Conn),
 		listeners: make(map[listenKey]*Listener),
 		scratch:   make([]byte, MaxHeaderLen+cfg.MTU),
+		advMSS:    mss,
 		nextPort:  uint16(32768 + rng.IntN(28232)),
 	}
 	s.isnKey = sipKey{rng.Uint64(), rng.Uint64()}
@@ -142,8 +185,9 @@ func (s *Stack) NumConns() int { return len(s.conns) }
 
 // Input processes one received segment (TCP header and payload, IP header
 // removed) sent from src to dst. seg is only read during the call.
-// Input verifies the checksum (RFC 9293 section 3.1); use
-// InputVerified when the NIC already did.
+// Input verifies the checksum over the pseudo-header the Output's
+// Network gives (RFC 9293 section 3.1); use InputVerified when the NIC
+// or the network layer already did.
 func (s *Stack) Input(now time.Duration, src, dst [4]byte, seg []byte) {
 	s.input(now, src, dst, seg, false)
 }
@@ -159,7 +203,7 @@ func (s *Stack) input(now time.Duration, src, dst [4]byte, seg []byte, verified 
 	s.charge(hw.CostStackTCPRx, 1)
 	if !verified {
 		s.charge(hw.CostChecksumByte, len(seg))
-		if len(seg) < HeaderLen || !VerifyChecksum(seg, src, dst) {
+		if len(seg) < HeaderLen || !VerifyChecksum(seg, s.out.PseudoHeaderSum(src, dst, len(seg))) {
 			s.stats.InErrs++
 			if len(seg) < HeaderLen {
 				s.stats.Drops.Malformed++
@@ -229,11 +273,9 @@ func (s *Stack) replyRST(now time.Duration, id fourTuple, r *Repr) {
 // send emits one segment: header from o, then n payload bytes from buf at
 // offset off (buf may be nil).
 func (s *Stack) send(now time.Duration, id fourTuple, o *Repr, buf *ring, off, n int) {
-	b := s.scratch
-	if l, ok := s.out.(SegmentLender); ok {
-		if lent := l.SegmentBuffer(MaxHeaderLen + n); lent != nil {
-			b = lent
-		}
+	b, token := s.out.Lend(MaxHeaderLen + n)
+	if token == 0 {
+		b = s.scratch
 	}
 	hl := o.Emit(b)
 	if n > 0 {
@@ -241,15 +283,22 @@ func (s *Stack) send(now time.Duration, id fourTuple, o *Repr, buf *ring, off, n
 		s.charge(hw.CostCopyByte, n)
 	}
 	seg := b[:hl+n]
+	sum := s.out.PseudoHeaderSum(id.localAddr, id.remoteAddr, len(seg))
 	if s.cfg.ChecksumOffloadTx {
-		SetPseudoChecksum(seg, id.localAddr, id.remoteAddr)
+		SetPseudoChecksum(seg, sum)
 	} else {
-		SetChecksum(seg, id.localAddr, id.remoteAddr)
+		SetChecksum(seg, sum)
 		s.charge(hw.CostChecksumByte, len(seg))
 	}
 	s.stats.OutSegs++
 	s.charge(hw.CostStackTCPTx, 1)
-	if err := s.out.SendSegment(now, id.localAddr, id.remoteAddr, seg); err != nil {
+	var err error
+	if token != 0 {
+		err = s.out.SendLent(now, id.localAddr, id.remoteAddr, token, len(seg))
+	} else {
+		err = s.out.SendSegment(now, id.localAddr, id.remoteAddr, seg)
+	}
+	if err != nil {
 		s.stats.Drops.Output++
 	}
 }

@@ -24,7 +24,7 @@ type wireConfig struct {
 
 // Per-frame overhead on Ethernet beyond the TCP segment: IPv4 header 20,
 // Ethernet header 14, FCS 4, preamble+SFD 8, inter-frame gap 12.
-const frameOverhead = 20 + 14 + 4 + 8 + 12
+const frameOverhead = ipv4HeaderLen + 14 + 4 + 8 + 12
 
 type delivery struct {
 	at  time.Duration
@@ -75,6 +75,7 @@ type wire struct {
 }
 
 type wireEnd struct {
+	ipv4Network
 	w    *wire
 	from int
 }
@@ -145,7 +146,7 @@ func newWire(cfg wireConfig, ccfg [2]Config) *wire {
 	w := &wire{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.seed, 7))}
 	w.addrs = [2][4]byte{{10, 0, 0, 1}, {10, 0, 0, 2}}
 	for i := 0; i < 2; i++ {
-		s, err := New(ccfg[i], rand.New(rand.NewPCG(cfg.seed, uint64(i+100))), wireEnd{w, i})
+		s, err := New(ccfg[i], rand.New(rand.NewPCG(cfg.seed, uint64(i+100))), wireEnd{w: w, from: i})
 		if err != nil {
 			panic(err)
 		}
