@@ -2,7 +2,7 @@
 // ring, DPDK's rte_ring created with RING_F_SP_ENQ | RING_F_SC_DEQ: one
 // goroutine enqueues, one (possibly another) dequeues, and neither takes
 // a lock. Savanna uses it for net_ring-style device queues (hw/ringdev)
-// and for frames passed between lcores (stack/rt).
+// and for ARP frames passed between stack instances (stack/lstack/arpshare).
 package spsc
 
 import (

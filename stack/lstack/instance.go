@@ -3,11 +3,13 @@ package lstack
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/ipv4"
+	"github.com/savanna-sim/savanna/stack/lstack/arpshare"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
@@ -79,60 +81,85 @@ type Instance struct {
 	rx    [Burst]*hw.Mbuf
 	tx    []*hw.Mbuf
 	stats Stats
-	// peers are the other instances on the same port. NICs steer frames
-	// that are not IP (ARP) to queue 0, so its instance hands a copy of
-	// each ARP frame to its peers, as Gazelle copies ARP packets to every
-	// stack thread: each instance keeps its own neighbour cache.
-	peers []*Instance
-	// arpInbox holds the ARP frames peers shared, for the next Poll: a
-	// frame is handled on the instance's own turn, where what it releases
-	// (packets that waited for the neighbour) joins the instance's own tx
-	// batch.
-	arpInbox []*hw.Mbuf
+	// arp is the ARP sharing among the instances of the port (SetPeers),
+	// nil when the instance has no peers. NICs steer frames that are not
+	// IP (ARP) to queue 0, so its instance hands a copy of each ARP frame
+	// to its peers, as Gazelle copies ARP packets to every stack thread:
+	// each instance keeps its own neighbour cache.
+	arp *peerGroup
+	// arpID is the instance's index in arp.
+	arpID int
+	// arpInput is inputShared bound once, so that a turn's drain does
+	// not make a closure.
+	arpInput func(*hw.Mbuf)
 	// wake asks for a turn of the instance's core at a time, so that a
 	// shared frame is handled even when nothing else arrives.
 	wake func(at time.Duration)
 }
 
-// SetWake gives the instance a way to ask its core for a turn (in
-// virtual time, sim.Core.Wake), used when a peer shares an ARP frame.
+// peerGroup is the instances that share ARP frames, and the mechanism
+// that hands the copies over.
+type peerGroup struct {
+	members []*Instance
+	share   *arpshare.Group
+}
+
+// SetWake gives the instance a way to ask its core for a turn, used when
+// a peer shares an ARP frame: the driver's notify policy (in virtual
+// time, sim.Core.Wake; in real time, the lcore's unpark, which ignores
+// the time). It must be safe to call from a peer's turn. Call it before
+// the instances are polled.
 func (in *Instance) SetWake(wake func(at time.Duration)) { in.wake = wake }
 
-// SetPeers names the other instances of the same port. Peers share ARP
-// frames through each other's inboxes without locks, so they must be
-// polled from one goroutine, as in virtual time; the real-time driver
-// fans frames out to its lcores itself (stack/rt).
+// SetPeers names the instances of the same port, in queue order (the
+// instance itself among them or not). Sharing is mutual: the call joins
+// every instance named, and a later call naming the same instances is a
+// no-op, so a driver may call it on each. A peer handles a shared frame
+// on its own turn, where what the frame releases (packets that waited for
+// the neighbour) joins the peer's own tx batch. The hand-off is
+// lock-free (stack/lstack/arpshare), so peers may be polled from one
+// goroutine (virtual time) or one each (stack/rt), provided their pools
+// are safe for that; call it before the instances are polled.
 func (in *Instance) SetPeers(peers []*Instance) {
-	in.peers = in.peers[:0]
-	for _, p := range peers {
-		if p != in {
-			in.peers = append(in.peers, p)
-		}
+	members := slices.Clone(peers)
+	if !slices.Contains(members, in) {
+		members = append(members, in)
+	}
+	if in.arp != nil && slices.Equal(in.arp.members, members) {
+		return
+	}
+	if len(members) < 2 {
+		in.arp = nil
+		return
+	}
+	ms := make([]arpshare.Member, len(members))
+	for i, p := range members {
+		ms[i] = arpshare.Member{Pool: p.pool, Wake: p.notifyARP}
+	}
+	g := &peerGroup{members: members, share: arpshare.New(ms)}
+	for i, p := range members {
+		p.arp, p.arpID, p.arpInput = g, i, p.inputShared
 	}
 }
 
-// shareARP gives each peer a copy of an ARP frame.
-func (in *Instance) shareARP(m *hw.Mbuf) {
-	d := m.Data()
-	if len(in.peers) == 0 || len(d) < 14 || d[12] != 0x08 || d[13] != 0x06 {
-		return
+// notifyARP is the instance's wake policy for frames a peer shared.
+func (in *Instance) notifyARP(at time.Duration) {
+	if in.wake != nil {
+		in.wake(at)
 	}
-	for _, p := range in.peers {
-		c := p.pool.Get()
-		if c == nil {
-			p.stats.NoMbuf++
-			continue
-		}
-		if err := c.SetData(d); err != nil {
-			c.Free()
-			continue
-		}
-		in.stats.ARPShared++
-		p.arpInbox = append(p.arpInbox, c)
-		if p.wake != nil {
-			p.wake(in.now)
-		}
+}
+
+// inputShared handles an ARP frame a peer shared, on the instance's turn.
+func (in *Instance) inputShared(m *hw.Mbuf) { in.ifc.Input(in.now, m) }
+
+// ARPCopyDrops returns the copies of ARP frames peers could not hand to
+// the instance (no mbuf, no room in the hand-off). Safe from any
+// goroutine.
+func (in *Instance) ARPCopyDrops() uint64 {
+	if in.arp == nil {
+		return 0
 	}
+	return in.arp.share.Dropped(in.arpID)
 }
 
 // New makes an instance on queue of dev, allocating mbufs from pool (a
@@ -183,14 +210,25 @@ func (in *Instance) Iface() *iface.Interface { return in.ifc }
 // TCP returns the TCP stack.
 func (in *Instance) TCP() *tcp.Stack { return in.tcp }
 
-// Stats returns the instance's counters.
-func (in *Instance) Stats() Stats { return in.stats }
+// Stats returns the instance's counters. NoMbuf includes the copies of
+// ARP frames a peer could not take from the instance's pool: the copy is
+// the instance's mbuf, counted where peers' goroutines can add to it.
+func (in *Instance) Stats() Stats {
+	s := in.stats
+	if in.arp != nil {
+		s.NoMbuf += in.arp.share.NoMbuf(in.arpID)
+	}
+	return s
+}
 
 // ResetStats starts a new measurement window (the end of a warm-up): the
 // instance's counters and those of its network layer and TCP go to zero;
 // what they hold (connections, neighbours) stays.
 func (in *Instance) ResetStats() {
 	in.stats = Stats{}
+	if in.arp != nil {
+		in.arp.share.ResetNoMbuf(in.arpID)
+	}
 	in.ifc.ResetStats()
 	in.tcp.ResetStats()
 }
@@ -206,19 +244,19 @@ func (in *Instance) Poll(m hw.Meter) (bool, time.Duration) {
 	}
 	in.now = m.Now()
 	in.stats.Polls++
-	shared := len(in.arpInbox)
-	for i, mb := range in.arpInbox {
-		in.ifc.Input(in.now, mb)
-		in.arpInbox[i] = nil
+	shared := 0
+	if in.arp != nil {
+		shared = in.arp.share.Drain(in.arpID, in.arpInput)
 	}
-	in.arpInbox = in.arpInbox[:0]
 	n := in.dev.RxBurst(in.queue, in.rx[:])
 	if n > 0 {
 		in.stats.RxBursts++
 		in.stats.RxPackets += uint64(n)
 		for i, mb := range in.rx[:n] {
 			in.chargeRemote(mb.PktLen)
-			in.shareARP(mb)
+			if in.arp != nil {
+				in.stats.ARPShared += uint64(in.arp.share.Share(in.arpID, in.now, mb))
+			}
 			in.ifc.Input(in.now, mb)
 			in.rx[i] = nil
 		}

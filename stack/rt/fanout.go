@@ -1,69 +1,42 @@
 package rt
 
 import (
-	"encoding/binary"
+	"time"
 
-	"github.com/savanna-sim/savanna/hw"
-	"github.com/savanna-sim/savanna/internal/spsc"
+	"github.com/savanna-sim/savanna/stack/lstack"
 )
 
-// fanoutDev is the port as one lcore's instance sees it when there are
-// several lcores: receive bursts also carry copies of ARP frames that
-// arrived on the other lcores' queues, since every instance keeps its own
-// neighbour cache (Gazelle likewise hands ARP to every stack thread).
-// Everything else passes through to the port.
-type fanoutDev struct {
-	hw.EthDev
-	rt *Runtime
-	q  int
-	// in[j] carries copies from lcore j to this one.
-	in []*spsc.Ring[*hw.Mbuf]
+// shareARP joins the lcores' instances in one ARP sharing group
+// (lstack.Instance.SetPeers, stack/lstack/arpshare), the mechanism the
+// virtual-time driver uses too: every instance keeps its own neighbour
+// cache, so the one that receives an ARP frame hands each peer a copy
+// through a lock-free ring, and the peer handles it on its own turn.
+// The runtime supplies only the notify policy: a copy unparks the peer's
+// lcore (Wake is safe from the sharing lcore's goroutine; the time is
+// the sharer's and means nothing to a wall-clock lcore). The instances
+// share the runtime's pool, which New requires to be safe for
+// concurrent use. It runs before the lcores start, which orders it
+// before their first poll.
+func shareARP(lcores []*Lcore) {
+	if len(lcores) < 2 {
+		return
+	}
+	peers := make([]*lstack.Instance, len(lcores))
+	for i, lc := range lcores {
+		lc.inst.SetWake(func(time.Duration) { lc.Wake() })
+		peers[i] = lc.inst
+	}
+	// Sharing is mutual: naming the peers once joins them all.
+	lcores[0].inst.SetPeers(peers)
 }
 
-// arpCopyRing is the size of each lcore-to-lcore ARP ring.
-const arpCopyRing = 256
-
-// RxBurst receives from the port's queue, copies ARP frames to the other
-// lcores, and appends the copies the others sent here.
-func (f *fanoutDev) RxBurst(q int, pkts []*hw.Mbuf) int {
-	n := f.EthDev.RxBurst(q, pkts)
-	for _, m := range pkts[:n] {
-		d := m.Data()
-		if len(d) >= 14 && binary.BigEndian.Uint16(d[12:14]) == 0x0806 {
-			f.rt.copyARP(f.q, m)
-		}
-	}
-	for j, r := range f.in {
-		if j == f.q || n == len(pkts) {
-			continue
-		}
-		n += r.DequeueBurst(pkts[n:])
+// arpCopyDrops returns the copies of ARP frames that could not be handed
+// to an lcore (no mbuf, or its ring from the sharer was full), over all
+// lcores. Safe from any goroutine.
+func arpCopyDrops(lcores []*Lcore) uint64 {
+	var n uint64
+	for _, lc := range lcores {
+		n += lc.inst.ARPCopyDrops()
 	}
 	return n
-}
-
-// copyARP sends a copy of m to every other lcore; copies that find no
-// mbuf or no ring room are dropped and counted.
-func (r *Runtime) copyARP(from int, m *hw.Mbuf) {
-	for j, lc := range r.lcores {
-		if j == from {
-			continue
-		}
-		c := r.pool.Get()
-		if c == nil {
-			r.arpCopyDrops.Add(1)
-			continue
-		}
-		if err := c.SetData(m.Bytes(r.fan[from].scratch[:0])); err != nil {
-			c.Free()
-			r.arpCopyDrops.Add(1)
-			continue
-		}
-		if !r.fan[j].in[from].Enqueue(c) {
-			c.Free()
-			r.arpCopyDrops.Add(1)
-			continue
-		}
-		lc.Wake()
-	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/hw/ringdev"
+	"github.com/savanna-sim/savanna/stack/ether"
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/rt"
@@ -114,27 +115,48 @@ var _ = Describe("real-time driver", func() {
 		Expect(r.Snapshot().Lcores).To(HaveLen(1))
 	})
 
+	// ARP frames reach the port on queue 0 (ringdev steers frames that
+	// are not IP there); the runtime shares them between its lcores with
+	// stack/lstack/arpshare, whose own spec covers the mechanism under
+	// both drivers' policies. These check the runtime's wiring of it.
 	It("hands ARP frames to every instance, not only the one on queue 0", func() {
 		r, b := newRuntime(rt.Config{Lcores: 2, NoLockOSThread: true})
-		pool, err := ringdev.NewMempool("peer", 64, 2048)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(b.Configure(hw.PortConf{RxQueues: 1, TxQueues: 1})).To(Succeed())
-		Expect(b.SetupRxQueue(0, 64, pool)).To(Succeed())
-		Expect(b.SetupTxQueue(0, 64)).To(Succeed())
-		Expect(b.Start()).To(Succeed())
+		send := peerSide(b)
 		Expect(r.Start()).To(Succeed())
 		defer r.Stop()
-		// An ARP request for 10.1.0.1 from 10.1.0.9 (RFC 826).
-		f := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 9, 0x08, 0x06,
-			0, 1, 0x08, 0x00, 6, 4, 0, 1, 2, 0, 0, 0, 0, 9, 10, 1, 0, 9,
-			0, 0, 0, 0, 0, 0, 10, 1, 0, 1}
-		m := pool.Get()
-		Expect(m.SetData(append(f, make([]byte, 18)...))).To(Succeed())
-		Expect(b.TxBurst(0, []*hw.Mbuf{m})).To(Equal(1))
+		send(arpRequest())
 		Eventually(func() []uint64 {
 			s := r.Snapshot()
 			return []uint64{s.Lcores[0].Iface.ARP.RxRequests, s.Lcores[1].Iface.ARP.RxRequests}
 		}).WithTimeout(5 * time.Second).Should(Equal([]uint64{1, 1}))
+		s := r.Snapshot()
+		Expect(s.Lcores[0].Stack.ARPShared).To(BeEquivalentTo(1), "lcore 0 shared it once")
+		Expect(s.Lcores[1].Stack.ARPShared).To(BeZero(), "and got nothing back")
+		Expect(s.Lcores[1].Stack.RxPackets).To(BeZero(), "the copy is not a received packet of lcore 1")
+		Expect(s.ARPCopyDrops).To(BeZero())
+		Expect(s.Lcores[0].Stack.NoMbuf + s.Lcores[1].Stack.NoMbuf).To(BeZero())
+	})
+
+	It("wakes a parked peer lcore for a shared ARP frame", func() {
+		// The lcores park as long as their own deadlines allow, and the
+		// spec watches only the far end (a Snapshot would wake them):
+		// each instance answers the request, so a second reply means
+		// lcore 1 was woken for its copy.
+		r, b := newRuntime(rt.Config{Lcores: 2, NoLockOSThread: true, NoSpin: true, MaxPark: time.Hour})
+		send := peerSide(b)
+		Expect(r.Start()).To(Succeed())
+		defer r.Stop()
+		// Both have parked, so both have polled and sent their
+		// gratuitous ARPs, which the far end drops.
+		Eventually(func() []uint64 {
+			s := r.Snapshot()
+			return []uint64{min(s.Lcores[0].Driver.Parks, 1), min(s.Lcores[1].Driver.Parks, 1)}
+		}).WithTimeout(5 * time.Second).Should(Equal([]uint64{1, 1}))
+		drainARP(b)
+		send(arpRequest())
+		replies := 0
+		Eventually(func() int { replies += drainARP(b); return replies }).WithTimeout(5 * time.Second).Should(Equal(2))
+		Consistently(func() int { replies += drainARP(b); return replies }).WithTimeout(50 * time.Millisecond).Should(Equal(2))
 	})
 
 	DescribeTable("validates its configuration naming the key",
@@ -146,3 +168,44 @@ var _ = Describe("real-time driver", func() {
 		Entry("negative spin", rt.Config{Spin: -1}, "spin:"),
 	)
 })
+
+// peerSide starts the far end of the ring pair and returns a function
+// that sends one frame from it.
+func peerSide(b *ringdev.Port) func([]byte) {
+	pool, err := ringdev.NewMempool("peer", 64, 2048)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(b.Configure(hw.PortConf{RxQueues: 1, TxQueues: 1})).To(Succeed())
+	Expect(b.SetupRxQueue(0, 64, pool)).To(Succeed())
+	Expect(b.SetupTxQueue(0, 64)).To(Succeed())
+	Expect(b.Start()).To(Succeed())
+	return func(f []byte) {
+		m := pool.Get()
+		Expect(m.SetData(f)).To(Succeed())
+		Expect(b.TxBurst(0, []*hw.Mbuf{m})).To(Equal(1))
+	}
+}
+
+// arpRequest is an ARP request (RFC 826) for 10.1.0.1 from 10.1.0.9,
+// padded to the minimum frame.
+func arpRequest() []byte {
+	f := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 9, 0x08, 0x06,
+		0, 1, 0x08, 0x00, 6, 4, 0, 1, 2, 0, 0, 0, 0, 9, 10, 1, 0, 9,
+		0, 0, 0, 0, 0, 0, 10, 1, 0, 1}
+	return append(f, make([]byte, 18)...)
+}
+
+// drainARP receives what reached the far end and returns how many of
+// the frames were ARP.
+func drainARP(b *ringdev.Port) int {
+	rx := make([]*hw.Mbuf, 32)
+	n := 0
+	for got := b.RxBurst(0, rx); got > 0; got = b.RxBurst(0, rx) {
+		for _, m := range rx[:got] {
+			if f, err := ether.Check(m.Data()); err == nil && f.EtherType() == ether.TypeARP {
+				n++
+			}
+			m.Free()
+		}
+	}
+	return n
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/internal/rss"
-	"github.com/savanna-sim/savanna/internal/spsc"
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/tcp"
@@ -27,7 +26,6 @@ type Runtime struct {
 	dev    hw.EthDev
 	pool   hw.Mempool
 	lcores []*Lcore
-	fan    []*fanState
 	start  time.Time
 
 	rss  bool
@@ -36,17 +34,11 @@ type Runtime struct {
 	reta []uint16
 	addr [4]byte
 
-	dialNext     atomic.Uint32
-	arpCopyDrops atomic.Uint64
+	dialNext atomic.Uint32
 
 	startOnce sync.Once
 	stopOnce  sync.Once
 	started   atomic.Bool
-}
-
-type fanState struct {
-	in      []*spsc.Ring[*hw.Mbuf]
-	scratch []byte
 }
 
 // New configures dev with one queue pair per lcore (RSS over TCP/IPv4
@@ -92,21 +84,8 @@ func New(cfg Config, stackCfg lstack.Config, dev hw.EthDev, pool hw.Mempool) (*R
 	}
 	seed := rand.New(rand.NewPCG(cfg.Seed, uint64(k)))
 	for q := 0; q < k; q++ {
-		var qdev hw.EthDev = dev
-		if k > 1 {
-			fs := &fanState{in: make([]*spsc.Ring[*hw.Mbuf], k), scratch: make([]byte, 0, pool.DataRoom())}
-			for j := range fs.in {
-				ring, err := spsc.New[*hw.Mbuf](arpCopyRing)
-				if err != nil {
-					return nil, fmt.Errorf("rt: ARP copy ring: %w", err)
-				}
-				fs.in[j] = ring
-			}
-			r.fan = append(r.fan, fs)
-			qdev = &fanoutDev{EthDev: dev, rt: r, q: q, in: fs.in}
-		}
 		rng := rand.New(rand.NewPCG(seed.Uint64(), seed.Uint64()))
-		inst, err := lstack.New(stackCfg, qdev, q, pool, rng)
+		inst, err := lstack.New(stackCfg, dev, q, pool, rng)
 		if err != nil {
 			return nil, fmt.Errorf("rt: lcore %d: %w", q, err)
 		}
@@ -121,6 +100,7 @@ func New(cfg Config, stackCfg lstack.Config, dev hw.EthDev, pool hw.Mempool) (*R
 			}
 		}
 	}
+	shareARP(r.lcores)
 	r.addr = r.lcores[0].inst.Iface().Addr()
 	return r, nil
 }
@@ -211,10 +191,13 @@ type LcoreSnapshot struct {
 
 // Snapshot is the runtime's counters.
 type Snapshot struct {
-	Lcores       []LcoreSnapshot `json:"lcores"`
-	Port         hw.EthStats     `json:"port"`
-	Pool         hw.MempoolStats `json:"pool"`
-	ARPCopyDrops uint64          `json:"arp_copy_drops"`
+	Lcores []LcoreSnapshot `json:"lcores"`
+	Port   hw.EthStats     `json:"port"`
+	Pool   hw.MempoolStats `json:"pool"`
+	// ARPCopyDrops counts copies of ARP frames that could not be handed
+	// to a peer lcore (no mbuf, which the peer's no_mbuf counts too, or
+	// a full hand-off ring).
+	ARPCopyDrops uint64 `json:"arp_copy_drops"`
 }
 
 // Snapshot collects the counters, asking running lcores for theirs (so
@@ -248,6 +231,6 @@ func (r *Runtime) Snapshot() Snapshot {
 	}
 	s.Port = r.dev.Stats()
 	s.Pool = r.pool.Stats()
-	s.ARPCopyDrops = r.arpCopyDrops.Load()
+	s.ARPCopyDrops = arpCopyDrops(r.lcores)
 	return s
 }
