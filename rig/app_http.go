@@ -50,13 +50,7 @@ func (r httpRunner) Figures(time.Duration) any {
 
 func buildHTTP(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
 	var spec httpSpec
-	if err := w.v.Decode(key, node, &spec); err != nil {
-		return "", nil, err
-	}
-	if err := spec.ServerConfig.Validate(); err != nil {
-		return "", nil, w.v.Errorf(key, "%v", err)
-	}
-	hs, err := w.stackApp(h, key)
+	hs, err := w.stackAppSetup(h, key, node, &spec)
 	if err != nil {
 		return "", nil, err
 	}

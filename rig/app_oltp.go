@@ -63,13 +63,7 @@ func (r oltpServerRunner) Figures(now time.Duration) any {
 // with a bridge on each stack lcore (Gazelle's asymmetric model).
 func buildOLTPServer(w *world, h *host, key string, node *yaml.Node) (string, runner, error) {
 	var spec oltpServerSpec
-	if err := w.v.Decode(key, node, &spec); err != nil {
-		return "", nil, err
-	}
-	if err := spec.ServerConfig.Validate(); err != nil {
-		return "", nil, w.v.Errorf(key, "%v", err)
-	}
-	hs, err := w.stackApp(h, key)
+	hs, err := w.stackAppSetup(h, key, node, &spec)
 	if err != nil {
 		return "", nil, err
 	}

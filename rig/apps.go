@@ -45,28 +45,38 @@ type ClientApp struct {
 
 func (c *ClientApp) targetAddr() string { return c.Target }
 
-// clientSpec is a load generator's scenario entry: its config validates
-// itself, and it names its target.
-type clientSpec interface {
+// validatedSpec is an app's scenario entry whose config validates
+// itself.
+type validatedSpec interface {
 	Validate() error
+}
+
+// clientSpec is a load generator's entry: it also names its target.
+type clientSpec interface {
+	validatedSpec
 	targetAddr() string
 }
 
-// clientSetup decodes a load generator's entry into spec, validates it,
-// and resolves its target (usualPort is the example the error gives)
-// and the host's stack it runs on.
-func (w *world) clientSetup(h *host, key string, node *yaml.Node, spec clientSpec, usualPort int) (*hostStack, tcp.Addr, error) {
+// stackAppSetup decodes an app's entry into spec, validates it, and finds
+// the host's stack the app runs on.
+func (w *world) stackAppSetup(h *host, key string, node *yaml.Node, spec validatedSpec) (*hostStack, error) {
 	if err := w.v.Decode(key, node, spec); err != nil {
-		return nil, tcp.Addr{}, err
+		return nil, err
 	}
 	if err := spec.Validate(); err != nil {
-		return nil, tcp.Addr{}, w.v.Errorf(key, "%v", err)
+		return nil, w.v.Errorf(key, "%v", err)
 	}
-	remote, err := w.target(key, spec.targetAddr(), usualPort)
+	return w.stackApp(h, key)
+}
+
+// clientSetup is stackAppSetup for a load generator, which also resolves
+// its target (usualPort is the example the error gives).
+func (w *world) clientSetup(h *host, key string, node *yaml.Node, spec clientSpec, usualPort int) (*hostStack, tcp.Addr, error) {
+	hs, err := w.stackAppSetup(h, key, node, spec)
 	if err != nil {
 		return nil, tcp.Addr{}, err
 	}
-	hs, err := w.stackApp(h, key)
+	remote, err := w.target(key, spec.targetAddr(), usualPort)
 	return hs, remote, err
 }
 

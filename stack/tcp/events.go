@@ -36,8 +36,16 @@ type Event struct {
 // listener appears at most once, with the union of its conditions, in
 // the order they first became ready.
 func (s *Stack) Events(dst []Event) []Event {
-	for i := range s.ready {
-		e := s.ready[i]
+	s.ready, dst = drain(s.ready, dst)
+	return dst
+}
+
+// drain appends a ready list's entries to dst with the conditions now
+// pending on each (dropping those with none left), clears each socket's
+// pending conditions and queued mark, and returns the emptied list.
+func drain(ready, dst []Event) ([]Event, []Event) {
+	for i := range ready {
+		e := ready[i]
 		if e.Conn != nil {
 			e.Mask = e.Conn.evPending
 			e.Conn.evPending = 0
@@ -50,10 +58,9 @@ func (s *Stack) Events(dst []Event) []Event {
 		if e.Mask != 0 {
 			dst = append(dst, e)
 		}
-		s.ready[i] = Event{}
+		ready[i] = Event{}
 	}
-	s.ready = s.ready[:0]
-	return dst
+	return ready[:0], dst
 }
 
 // notify records readiness conditions of c for its ready list (its

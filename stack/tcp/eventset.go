@@ -65,17 +65,7 @@ func (es *EventSet) Events(dst []Event) []Event {
 			dst = append(dst, Event{Listener: l, Mask: m, Data: l.setData})
 		}
 	}
-	for i := range es.ready {
-		e := es.ready[i]
-		e.Mask = e.Conn.evPending
-		e.Conn.evPending = 0
-		e.Conn.evQueued = false
-		if e.Mask != 0 {
-			dst = append(dst, e)
-		}
-		es.ready[i] = Event{}
-	}
-	es.ready = es.ready[:0]
+	es.ready, dst = drain(es.ready, dst)
 	return dst
 }
 
