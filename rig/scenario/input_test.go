@@ -68,6 +68,14 @@ var _ = Describe("bad input", func() {
 		Expect(scenario.DefaultDuration.String()).To(Equal("1s"))
 	})
 
+	It("refuses max_connections of 0 or less rather than reading 0 as the default", func() {
+		err := parse(strings.Replace(withQAT, "stack: {kind: lstack, cores: [1]}", "stack: {kind: lstack, cores: [1], max_connections: 0}", 1))
+		Expect(err).To(MatchError(ContainSubstring(`key "hosts.server.stack.max_connections": 0 admits no connection`)))
+		err = parse(strings.Replace(withQAT, "stack: {kind: lstack, cores: [1]}", "stack: {kind: lstack, cores: [1], max_connections: -5}", 1))
+		Expect(err).To(MatchError(ContainSubstring(`key "hosts.server.stack.max_connections": -5 admits no connection`)))
+		Expect(parse(strings.Replace(withQAT, "stack: {kind: lstack, cores: [1]}", "stack: {kind: lstack, cores: [1], max_connections: 3}", 1))).To(Succeed())
+	})
+
 	It("refuses a duration of 0 that a variant sets, naming the variant's key", func() {
 		err := parse(withQAT + "variants:\n  short: {duration: 0s}\n")
 		Expect(err).To(MatchError(ContainSubstring(`variant short: t.yaml:25:11: key "duration": a measured phase of 0s`)))

@@ -93,6 +93,11 @@ func validate(path string, doc *yaml.Node, f *File) error {
 			default:
 				return errAt(hk+".stack.neighbors", "neighbors %q; expected cold (ARP resolves on first use) or warm (peers known at start)", h.Stack.Neighbors)
 			}
+			// 0 would admit no connection: refuse it rather than read it
+			// as "not set", which only an absent key means.
+			if h.Stack.MaxConnections < 0 || (h.Stack.MaxConnections == 0 && present(doc, hk+".stack.max_connections")) {
+				return errAt(hk+".stack.max_connections", "%d admits no connection; give 1 or more, or leave the key out for TCP's default", h.Stack.MaxConnections)
+			}
 		}
 		for i, a := range h.Apps {
 			ak := fmt.Sprintf("%s.apps[%d]", hk, i)
