@@ -99,9 +99,6 @@ func NewNIC(eng *sim.Engine, cfg NICConfig) (*NIC, error) {
 	if cfg.Hugepages.Pages2M == nil && cfg.Hugepages.Pages1G == nil {
 		cfg.Hugepages.Pages2M = numa.PageCounts{DefaultHugepages2M}
 	}
-	if cfg.MbufSize == 0 {
-		cfg.MbufSize = nic.DefaultMbufSize
-	}
 	topo, err := numa.Preset(cfg.Machine)
 	if err != nil {
 		return nil, wrap(err)
@@ -114,38 +111,17 @@ func NewNIC(eng *sim.Engine, cfg NICConfig) (*NIC, error) {
 	if err != nil {
 		return nil, wrap(err)
 	}
-	preset := port.Preset()
 	if cfg.RSSHashTypes == 0 && cfg.Queues > 1 {
-		cfg.RSSHashTypes = preset.RSSHashTypes
-	}
-	if cfg.RxRing == 0 {
-		cfg.RxRing = preset.DefaultRxRing
-	}
-	if cfg.Mbufs == 0 {
-		cfg.Mbufs = 2*cfg.RxRing + 1024
+		cfg.RSSHashTypes = port.Preset().RSSHashTypes
 	}
 	conf := hw.PortConf{RxQueues: cfg.Queues, TxQueues: cfg.Queues, MTU: cfg.MTU,
 		RxOffloads: cfg.RxOffloads, TxOffloads: cfg.TxOffloads, RSSHashTypes: cfg.RSSHashTypes}
-	if err := port.Configure(conf); err != nil {
+	rings := nic.Rings{RxRing: cfg.RxRing, TxRing: cfg.TxRing, Mbufs: cfg.Mbufs, MbufSize: cfg.MbufSize}
+	pools, err := nic.Setup(port, conf, rings, mem, nil)
+	if err != nil {
 		return nil, wrap(err)
 	}
-	n := &NIC{Port: port, Memory: mem, Prices: cost.Default().Prices(topo.GHz), eng: eng}
-	for q := range cfg.Queues {
-		pool, err := nic.NewMempool(fmt.Sprintf("%s-rx%d", cfg.Name, q), cfg.Mbufs, cfg.MbufSize, 0, mem)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		n.Pools = append(n.Pools, pool)
-		if err := port.SetupRxQueue(q, cfg.RxRing, pool); err != nil {
-			return nil, wrap(err)
-		}
-		if err := port.SetupTxQueue(q, cfg.TxRing); err != nil {
-			return nil, wrap(err)
-		}
-	}
-	if err := port.Start(); err != nil {
-		return nil, wrap(err)
-	}
+	n := &NIC{Port: port, Memory: mem, Pools: pools, Prices: cost.Default().Prices(topo.GHz), eng: eng}
 	return n, nil
 }
 

@@ -37,31 +37,44 @@ func (c *PortConfig) PortConf(rxQueues, txQueues int) (hw.PortConf, error) {
 
 // SetupOnNodes configures and starts port from its scenario entry, as a
 // DPDK application's init does: Configure with cfg.PortConf(rxQueues,
-// txQueues), one mempool per rx queue (named "<port>-rx<q>", cfg.Mbufs
-// mbufs of cfg.MbufSize, by default 2 × rx_ring + 1024 of
-// DefaultMbufSize), the rings of cfg (or the preset's defaults), then
-// Start. It returns the pools so that the caller can report and free
-// them. Each rx queue's mempool is on the NUMA node poolNode(q) gives, as
-// a stack whose queues are served by cores on several nodes places them
-// (Gazelle takes each lcore's mbufs from its own node); a nil poolNode
-// puts every pool on the port's node.
+// txQueues), then Setup with cfg's rings and mbufs. Each rx queue's
+// mempool is on the NUMA node poolNode(q) gives, as a stack whose queues
+// are served by cores on several nodes places them (Gazelle takes each
+// lcore's mbufs from its own node); a nil poolNode puts every pool on the
+// port's node.
 func SetupOnNodes(port *Port, cfg PortConfig, mem hw.HugeMemory, rxQueues, txQueues int, poolNode func(q int) int) ([]*Mempool, error) {
 	conf, err := cfg.PortConf(rxQueues, txQueues)
 	if err != nil {
 		return nil, fmt.Errorf("nic %q: %w", cfg.Name, err)
 	}
+	return Setup(port, conf, Rings{RxRing: cfg.RxRing, TxRing: cfg.TxRing, Mbufs: cfg.Mbufs, MbufSize: cfg.MbufSize}, mem, poolNode)
+}
+
+// Rings are a port's descriptor rings and its rx queues' pools; zero
+// fields take the defaults: the preset's rings, 2 × rx ring + 1024 mbufs
+// per pool, DefaultMbufSize.
+type Rings struct {
+	RxRing, TxRing  int
+	Mbufs, MbufSize int
+}
+
+// Setup configures port with conf, makes one mempool per rx queue
+// (named "<port>-rx<q>", on the node poolNode(q) gives or the port's),
+// sets up every queue with r's rings and starts the port. It returns the
+// pools so that the caller can report and free them.
+func Setup(port *Port, conf hw.PortConf, r Rings, mem hw.HugeMemory, poolNode func(q int) int) ([]*Mempool, error) {
 	if err := port.Configure(conf); err != nil {
 		return nil, err
 	}
-	rxRing := cfg.RxRing
+	rxRing := r.RxRing
 	if rxRing == 0 {
 		rxRing = port.preset.DefaultRxRing
 	}
-	n := cfg.Mbufs
+	n := r.Mbufs
 	if n == 0 {
 		n = 2*rxRing + 1024
 	}
-	size := cfg.MbufSize
+	size := r.MbufSize
 	if size == 0 {
 		size = DefaultMbufSize
 	}
@@ -87,7 +100,7 @@ func SetupOnNodes(port *Port, cfg PortConfig, mem hw.HugeMemory, rxQueues, txQue
 		}
 	}
 	for q := 0; q < conf.TxQueues; q++ {
-		if err := port.SetupTxQueue(q, cfg.TxRing); err != nil {
+		if err := port.SetupTxQueue(q, r.TxRing); err != nil {
 			return fail(err)
 		}
 	}
