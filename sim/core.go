@@ -301,6 +301,3 @@ func (m *LayerMeter) Idle(d time.Duration) { m.c.Idle(d) }
 
 // Wake rings the core's doorbell, as Core.Wake.
 func (m *LayerMeter) Wake(at time.Duration) { m.c.Wake(at) }
-
-// Core returns the core the view charges.
-func (m *LayerMeter) Core() *Core { return m.c }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -269,14 +270,12 @@ func validateTargets(f *File, addrs []nicAddr, errAt errAtFunc) error {
 			if err != nil {
 				continue
 			}
-			found := false
+			if slices.ContainsFunc(addrs, func(a nicAddr) bool { return a.addr == ap.Addr() }) {
+				continue
+			}
 			var have []string
 			for _, a := range addrs {
-				found = found || a.addr == ap.Addr()
 				have = append(have, a.addr.String()+" on "+a.ref)
-			}
-			if found {
-				continue
 			}
 			list := "no NIC has an ip"
 			if len(have) > 0 {
