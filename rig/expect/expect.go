@@ -19,6 +19,7 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
 
 	"github.com/savanna-sim/savanna/rig/report"
 )
@@ -46,14 +47,11 @@ type Result struct {
 // the run ended, and a comparison over it would hold or fail by
 // accident. Figures named finished are exempt.
 func Evaluate(exprs []string, env map[string]report.Tree) ([]Result, error) {
-	vars := make(map[string]any, len(env))
-	for k, v := range env {
-		vars[k] = treeToMap(v)
-	}
+	c := NewChecker(env)
 	out := make([]Result, 0, len(exprs))
 	var errs []error
 	for i, src := range exprs {
-		r, err := evaluateOne(src, env, vars)
+		r, err := c.evaluate(src)
 		if err != nil {
 			r = Result{Expr: src, Detail: "cannot be evaluated: " + err.Error(), Err: err}
 			errs = append(errs, fmt.Errorf("expect[%d] %q: %w", i, src, err))
@@ -97,21 +95,31 @@ func (c *Checker) Check(src string) error { return c.check(src, true) }
 // CheckValue is the package's CheckValue.
 func (c *Checker) CheckValue(src string) error { return c.check(src, false) }
 
-func (c *Checker) check(src string, boolean bool) error {
+// prepare parses src, checks that every figure it names exists and
+// compiles it: what checking and evaluating an expression share.
+func (c *Checker) prepare(src string) (ast.Node, [][]string, *vm.Program, error) {
 	tree, err := parser.Parse(src)
 	if err != nil {
-		return syntaxError(err)
+		return nil, nil, nil, syntaxError(err)
 	}
 	refs := &figureRefs{}
 	ast.Walk(&tree.Node, refs)
 	for _, path := range refs.paths {
 		if err := checkFigure(c.env, path); err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 	}
 	prog, err := expr.Compile(src, expr.Env(c.vars))
 	if err != nil {
-		return fmt.Errorf("%v", err)
+		return nil, nil, nil, fmt.Errorf("%v", err)
+	}
+	return tree.Node, refs.paths, prog, nil
+}
+
+func (c *Checker) check(src string, boolean bool) error {
+	_, _, prog, err := c.prepare(src)
+	if err != nil {
+		return err
 	}
 	// The values are placeholders: an error running on them (a
 	// division by zero, say) says nothing of the real run, but the
@@ -133,23 +141,13 @@ func (c *Checker) check(src string, boolean bool) error {
 	return nil
 }
 
-func evaluateOne(src string, env map[string]report.Tree, vars map[string]any) (Result, error) {
-	tree, err := parser.Parse(src)
+// evaluate gives an expectation's verdict on the checker's figures.
+func (c *Checker) evaluate(src string) (Result, error) {
+	root, paths, prog, err := c.prepare(src)
 	if err != nil {
-		return Result{}, syntaxError(err)
+		return Result{}, err
 	}
-	refs := &figureRefs{}
-	ast.Walk(&tree.Node, refs)
-	for _, path := range refs.paths {
-		if err := checkFigure(env, path); err != nil {
-			return Result{}, err
-		}
-	}
-	prog, err := expr.Compile(src, expr.Env(vars))
-	if err != nil {
-		return Result{}, fmt.Errorf("%v", err)
-	}
-	v, err := expr.Run(prog, vars)
+	v, err := expr.Run(prog, c.vars)
 	if err != nil {
 		return Result{}, fmt.Errorf("%v", err)
 	}
@@ -157,14 +155,14 @@ func evaluateOne(src string, env map[string]report.Tree, vars map[string]any) (R
 	if !ok {
 		return Result{}, fmt.Errorf("not a boolean expression (it gives %v): an expectation must compare, such as %s > 0", v, src)
 	}
-	if phases := unfinishedPhases(env, refs.paths); len(phases) > 0 {
+	if phases := unfinishedPhases(c.env, paths); len(phases) > 0 {
 		var parts []string
 		for _, p := range phases {
 			parts = append(parts, "phase "+p+" never finished")
 		}
 		return Result{Expr: src, Held: false, Detail: strings.Join(parts, "; ") + " (its figures count only what completed)"}, nil
 	}
-	return Result{Expr: src, Held: held, Detail: explain(tree.Node, refs.paths, vars)}, nil
+	return Result{Expr: src, Held: held, Detail: explain(root, paths, c.vars)}, nil
 }
 
 // unfinishedPhases returns, in the order the expression names them and
