@@ -88,9 +88,13 @@ func (w *world) buildStack(h *host) error {
 	// max_connections holds for the host's whole stack, as Gazelle's does
 	// for the process, whichever instance RSS hands a connection to.
 	budget := tcp.NewConnBudget(tcpCfg.MaxConns)
+	// tcp_mem, too, holds for the host's whole stack, as Linux's does
+	// for the host's sockets.
+	mem := tcp.NewMemBudget(tcpCfg.Mem)
 	for _, in := range hs.instances {
 		in.SetPeers(hs.instances)
 		in.TCP().SetConnBudget(budget)
+		in.TCP().SetMemBudget(mem)
 	}
 	p.users = len(st.Cores)
 	h.stack = hs

@@ -17,11 +17,15 @@ import (
 // value and one written, even as 0 or false, is taken as written (and
 // refused by tcp.Config.Validate where it means nothing).
 type tcpTunables struct {
-	MTU               *int           `yaml:"mtu"`
-	SendBuffer        *int           `yaml:"send_buffer"`
-	RecvBuffer        *int           `yaml:"recv_buffer"`
-	MaxOOORanges      *int           `yaml:"max_ooo_ranges"`
-	MaxConns          *int           `yaml:"max_conns"`
+	MTU             *int    `yaml:"mtu"`
+	SendBuffer      *int    `yaml:"send_buffer"`
+	RecvBuffer      *int    `yaml:"recv_buffer"`
+	MaxOOORanges    *int    `yaml:"max_ooo_ranges"`
+	MaxConns        *int    `yaml:"max_conns"`
+	ConnLimitAction *string `yaml:"conn_limit_action"`
+	// Mem is tcp_mem: [low, pressure, high] in bytes, as Linux's
+	// net.ipv4.tcp_mem lists its three (tcpConfig checks the count).
+	Mem               *[]int64       `yaml:"tcp_mem"`
 	SynBacklog        *int           `yaml:"syn_backlog"`
 	SynCookies        *bool          `yaml:"syn_cookies"`
 	InitialRTO        *time.Duration `yaml:"initial_rto"`
@@ -46,6 +50,8 @@ type tcpTunables struct {
 	InitialWindow     *int           `yaml:"initial_window"`
 	NoDelay           *bool          `yaml:"no_delay"`
 	ChallengeAckLimit *int           `yaml:"challenge_ack_limit"`
+	InvalidRateLimit  *time.Duration `yaml:"invalid_ratelimit"`
+	RSTRateLimit      *int           `yaml:"rst_rate_limit"`
 	ChecksumOffloadTx *bool          `yaml:"checksum_offload_tx"`
 }
 
@@ -56,6 +62,11 @@ func (t *tcpTunables) applyTo(c *tcp.Config) {
 	set(&c.RecvBuffer, t.RecvBuffer)
 	set(&c.MaxOOORanges, t.MaxOOORanges)
 	set(&c.MaxConns, t.MaxConns)
+	set(&c.ConnLimitAction, t.ConnLimitAction)
+	if t.Mem != nil && len(*t.Mem) == 3 {
+		m := *t.Mem
+		c.Mem = tcp.MemLimits{Low: m[0], Pressure: m[1], High: m[2]}
+	}
 	set(&c.SynBacklog, t.SynBacklog)
 	set(&c.SynCookies, t.SynCookies)
 	set(&c.InitialRTO, t.InitialRTO)
@@ -80,6 +91,8 @@ func (t *tcpTunables) applyTo(c *tcp.Config) {
 	set(&c.InitialWindow, t.InitialWindow)
 	set(&c.NoDelay, t.NoDelay)
 	set(&c.ChallengeAckLimit, t.ChallengeAckLimit)
+	set(&c.InvalidRateLimit, t.InvalidRateLimit)
+	set(&c.RSTRateLimit, t.RSTRateLimit)
 	set(&c.ChecksumOffloadTx, t.ChecksumOffloadTx)
 }
 
@@ -110,6 +123,9 @@ func (w *world) tcpConfig(key string, st *scenario.Stack) (tcp.Config, error) {
 		if err := w.v.Decode(tkey, node, &t); err != nil {
 			return cfg, err
 		}
+	}
+	if t.Mem != nil && len(*t.Mem) != 3 {
+		return cfg, w.v.Errorf(tkey+".tcp_mem", "%d values given; tcp_mem is [low, pressure, high] in bytes, as Linux's net.ipv4.tcp_mem", len(*t.Mem))
 	}
 	t.applyTo(&cfg)
 	if st.Congestion != "" {

@@ -12,9 +12,11 @@ import (
 )
 
 // silentServer is a redis-benchmark whose second connection meets a
-// server that drops its SYN without a word (max_connections: 1), so the
-// client's SYN retransmission shows in its figures. Variant defaults
-// leaves the client's tunables out; no_syn_retries sets syn_retries: 0.
+// server that drops its SYN without a word (max_connections: 1 with
+// conn_limit_action: drop, Gazelle's way), so the client's SYN
+// retransmission shows in its figures. Variant defaults leaves the
+// client's tunables out; no_syn_retries sets syn_retries: 0; refusing
+// gives the server the default conn_limit_action, rst.
 const silentServer = `
 version: 1
 name: silent-server
@@ -27,7 +29,7 @@ hosts:
     nics:
       - {name: eth0, model: x710-10g, numa_node: 0, ip: 10.0.0.1/24,
          rx_offloads: [ipv4_cksum, tcp_cksum], tx_offloads: [ipv4_cksum, tcp_cksum]}
-    stack: {kind: lstack, cores: [2], max_connections: 1}
+    stack: {kind: lstack, cores: [2], max_connections: 1, tunables: {conn_limit_action: drop}}
     apps:
       - {kind: redis-server, port: 6379}
   client:
@@ -44,6 +46,7 @@ links:
 variants:
   defaults: {}
   no_syn_retries: {hosts.client.stack.tunables: {syn_retries: 0}}
+  refusing: {hosts.server.stack.tunables: {conn_limit_action: rst}}
 `
 
 // runErr runs a scenario that must not run and returns its error.
@@ -81,6 +84,39 @@ var _ = Describe("stack tunables", func() {
 		Expect(figure(zero, "client.stack.0.tcp.retrans_segs")).To(Equal(0.0))
 		Expect(figure(zero, "client.stack.0.tcp.attempt_fails")).To(Equal(1.0))
 		Expect(figure(zero, "redis_benchmark.connect_failures")).To(Equal(1.0))
+
+		// conn_limit_action rst: the SYN past the limit is answered,
+		// and the client's connect fails at once, without retrying.
+		rst := r.Figures["refusing"]
+		Expect(figure(rst, "server.stack.0.tcp.conn_limit_refused")).To(Equal(1.0))
+		Expect(figure(rst, "server.stack.0.tcp.conn_limit_rsts")).To(Equal(1.0))
+		Expect(figure(rst, "client.stack.0.tcp.retrans_segs")).To(Equal(0.0))
+		Expect(figure(rst, "client.stack.0.tcp.attempt_fails")).To(Equal(1.0))
+		Expect(figure(rst, "redis_benchmark.connect_failures")).To(Equal(1.0))
+	})
+
+	It("takes tcp_mem, invalid_ratelimit and rst_rate_limit to the engine, and refuses a tcp_mem that is not three ordered byte counts at its key", func() {
+		text := strings.Replace(silentServer, "cores: [2], neighbors: warm}", "cores: [2], neighbors: warm,\n            tunables: {tcp_mem: [1000, 2000], invalid_ratelimit: 1s}}", 1)
+		line, col := lineCol(text, "tcp_mem")
+		err := runErr("silent-server.yaml", text)
+		Expect(err.Error()).To(HavePrefix(fmt.Sprintf("silent-server.yaml:%d:%d", line, col) + `: key "hosts.client.stack.tunables.tcp_mem": 2 values given`))
+
+		text = strings.Replace(silentServer, "cores: [2], neighbors: warm}", "cores: [2], neighbors: warm,\n            tunables: {tcp_mem: [3000, 2000, 4000]}}", 1)
+		line, col = lineCol(text, "tcp_mem")
+		err = runErr("silent-server.yaml", text)
+		Expect(err.Error()).To(HavePrefix(fmt.Sprintf("silent-server.yaml:%d:%d", line, col) + `: key "hosts.client.stack.tunables.tcp_mem": tcp config: tcp_mem: [3000, 2000, 4000] must be`))
+
+		text = strings.Replace(silentServer, "cores: [2], neighbors: warm}", "cores: [2], neighbors: warm,\n            tunables: {rst_rate_limit: -1}}", 1)
+		line, col = lineCol(text, "rst_rate_limit")
+		err = runErr("silent-server.yaml", text)
+		Expect(err).To(MatchError(fmt.Sprintf("silent-server.yaml:%d:%d", line, col) + `: key "hosts.client.stack.tunables.rst_rate_limit": tcp config: rst_rate_limit: -1 must not be negative`))
+
+		// A budget this small puts the client's stack under pressure at
+		// its first bytes: the figures show it.
+		text = strings.Replace(silentServer, "cores: [2], neighbors: warm}", "cores: [2], neighbors: warm,\n            tunables: {tcp_mem: [0, 0, 1000000]}}", 1)
+		r := runScenario(fromText("silent-server.yaml", text))
+		Expect(figure(r.Figures["defaults"], "client.stack.0.tcp.mem_pressure_entries")).To(BeNumerically(">=", 1))
+		Expect(figure(r.Figures["defaults"], "server.stack.0.tcp.mem_pressure_entries")).To(Equal(0.0))
 	})
 
 	It("refuses an unknown or ill-typed tunable, naming file, line, column and key", func() {

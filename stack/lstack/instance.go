@@ -37,6 +37,16 @@ type Config struct {
 	// (hw.PortConf.TxOffloads). With TCP checksum offload, neither TCP
 	// nor the network layer sums segments: the NIC does.
 	TxOffloads hw.TxOffloads
+	// MemBudget, when set, is the memory budget of TCP buffers the
+	// instance shares with the other instances of its process (one made
+	// from TCP.Mem, tcp.NewMemBudget); nil gives the instance a budget
+	// of its own with TCP.Mem's limits.
+	MemBudget *tcp.MemBudget
+	// ConnBudget, when set, is the connection limit the instance shares
+	// with the other instances of its process (Gazelle's max_connections
+	// holds for the process, tcp.NewConnBudget(TCP.MaxConns)); nil
+	// leaves only the instance's own TCP.MaxConns.
+	ConnBudget *tcp.ConnBudget
 }
 
 // Stats are an instance's own counters; the layers' counters are in
@@ -188,6 +198,10 @@ func New(cfg Config, dev hw.EthDev, queue int, pool hw.Mempool, rng *rand.Rand) 
 	ts, err := tcp.New(tcpCfg, rng, out)
 	if err != nil {
 		return nil, fmt.Errorf("lstack: %w", err)
+	}
+	ts.SetMemBudget(cfg.MemBudget)
+	if cfg.ConnBudget != nil {
+		ts.SetConnBudget(cfg.ConnBudget)
 	}
 	if err := ifc.RegisterTransport(ipv4.ProtoTCP, (*tcpInput)(in)); err != nil {
 		return nil, fmt.Errorf("lstack: %w", err)

@@ -137,6 +137,21 @@ var _ = Describe("real-time driver", func() {
 		Expect(s.Lcores[0].Stack.NoMbuf + s.Lcores[1].Stack.NoMbuf).To(BeZero())
 	})
 
+	It("gives its lcores one TCP memory budget and one connection limit for the process (tcp_mem, max_connections)", func() {
+		r, _ := newRuntime(rt.Config{Lcores: 2, NoLockOSThread: true})
+		a, b := r.Lcores()[0].Instance().TCP(), r.Lcores()[1].Instance().TCP()
+		Expect(a.MemBudget()).To(BeIdenticalTo(b.MemBudget()))
+		Expect(a.MemBudget().Limits()).To(Equal(tcp.DefaultConfig().Mem))
+		Expect(r.Snapshot().TCPMem.InUse).To(BeZero())
+		// A connection opened on one lcore counts against the other's
+		// limit: the budget is the process's.
+		_, err := a.Connect(0, tcp.Addr{IP: r.Addr()}, tcp.Addr{IP: [4]byte{10, 1, 0, 2}, Port: 80})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(b.NumConns()).To(BeZero())
+		Expect(r.Lcores()[1].Instance().TCP().MemBudget().Stats().InUse).To(BeZero())
+		r.Stop()
+	})
+
 	It("wakes a parked peer lcore for a shared ARP frame", func() {
 		// The lcores park as long as their own deadlines allow, and the
 		// spec watches only the far end (a Snapshot would wake them):

@@ -35,6 +35,8 @@ type Runtime struct {
 	addr [4]byte
 
 	dialNext atomic.Uint32
+	// mem is the TCP memory budget the lcores share.
+	mem *tcp.MemBudget
 
 	startOnce sync.Once
 	stopOnce  sync.Once
@@ -82,6 +84,16 @@ func New(cfg Config, stackCfg lstack.Config, dev hw.EthDev, pool hw.Mempool) (*R
 			r.rssT = rss.NewTable(r.key)
 		}
 	}
+	// One memory budget and one connection limit for the process, as
+	// Linux's tcp_mem holds for the host and Gazelle's max_connections
+	// for the process, whichever lcore RSS hands a connection to.
+	if stackCfg.MemBudget == nil {
+		stackCfg.MemBudget = tcp.NewMemBudget(stackCfg.TCP.Mem)
+	}
+	if stackCfg.ConnBudget == nil {
+		stackCfg.ConnBudget = tcp.NewConnBudget(stackCfg.TCP.MaxConns)
+	}
+	r.mem = stackCfg.MemBudget
 	seed := rand.New(rand.NewPCG(cfg.Seed, uint64(k)))
 	for q := 0; q < k; q++ {
 		rng := rand.New(rand.NewPCG(seed.Uint64(), seed.Uint64()))
@@ -198,6 +210,8 @@ type Snapshot struct {
 	// to a peer lcore (no mbuf, which the peer's no_mbuf counts too, or
 	// a full hand-off ring).
 	ARPCopyDrops uint64 `json:"arp_copy_drops"`
+	// TCPMem is the TCP memory budget the lcores share (tcp_mem).
+	TCPMem tcp.MemBudgetStats `json:"tcp_mem"`
 }
 
 // Snapshot collects the counters, asking running lcores for theirs (so
@@ -232,5 +246,6 @@ func (r *Runtime) Snapshot() Snapshot {
 	s.Port = r.dev.Stats()
 	s.Pool = r.pool.Stats()
 	s.ARPCopyDrops = arpCopyDrops(r.lcores)
+	s.TCPMem = r.mem.Stats()
 	return s
 }

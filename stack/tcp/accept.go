@@ -151,7 +151,13 @@ func (l *Listener) input(now time.Duration, id fourTuple, r *Repr) {
 		return
 	}
 	if s.full() {
+		// Past the connection limit: refused where the client sees it
+		// (conn_limit_action rst, as Linux answers a SYN no socket
+		// takes), or dropped as Gazelle does.
 		s.stats.ConnLimitRefused++
+		if s.cfg.ConnLimitAction == ConnLimitRST && s.replyRST(now, id, r) {
+			s.stats.ConnLimitRsts++
+		}
 		return
 	}
 	// A full accept queue drops the SYN (Linux: ListenOverflows and

@@ -8,7 +8,10 @@ import (
 var _ = Describe("a connection budget shared by the stacks of a process", func() {
 	It("refuses the connection past the process-wide limit, counts it, and gives the place back when a connection ends", func() {
 		budget := NewConnBudget(1)
-		a, b := newHarness(DefaultConfig()), newHarness(DefaultConfig())
+		// conn_limit_action drop: Gazelle's silent refusal (the default,
+		// rst, is the spec in limits_test.go).
+		drop := tuned(func(c *Config) { c.ConnLimitAction = ConnLimitDrop })
+		a, b := newHarness(drop), newHarness(drop)
 		a.s.SetConnBudget(budget)
 		b.s.SetConnBudget(budget)
 		a.established(defaultPeer())

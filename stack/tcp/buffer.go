@@ -9,6 +9,13 @@ type ring struct {
 	head  int
 	n     int
 	limit int
+	// soft, when above 0, bounds the growth of the capacity (not below
+	// what a write needs): a receive buffer under memory pressure grows
+	// to what its window obliges it to hold, not to twice its size.
+	soft int
+	// acct is charged every change of the capacity (the stack's memory
+	// budget); nil for a ring outside a stack.
+	acct *memAcct
 }
 
 // ringInitial is the first allocation of a buffer: small, since a
@@ -16,7 +23,15 @@ type ring struct {
 // of them each holding 16 KiB per direction cost hundreds of MiB.
 const ringInitial = 256
 
-func newRing(limit int) ring { return ring{limit: limit} }
+func newRing(limit int, acct *memAcct) ring { return ring{limit: limit, acct: acct} }
+
+// setCap replaces the buffer's memory (nil: none), charging the change.
+func (r *ring) setCap(b []byte) {
+	if r.acct != nil {
+		r.acct.add(len(b) - len(r.buf))
+	}
+	r.buf = b
+}
 
 func (r *ring) length() int { return r.n }
 func (r *ring) free() int   { return r.limit - r.n }
@@ -28,9 +43,25 @@ func (r *ring) grow(need int) {
 	if need <= len(r.buf) {
 		return
 	}
+	nb := make([]byte, r.growTarget(need))
+	if len(r.buf) > 0 {
+		k := copy(nb, r.buf[r.head:])
+		copy(nb[k:], r.buf[:r.head])
+	}
+	r.setCap(nb)
+	r.head = 0
+}
+
+// growTarget is the capacity grow(need) gives a buffer smaller than
+// need: twice the old one (at least ringInitial, at least need, at most
+// limit), or no more than soft (nor less than need) when soft is set.
+func (r *ring) growTarget(need int) int {
 	c := len(r.buf) * 2
 	if c < ringInitial {
 		c = ringInitial
+	}
+	if r.soft > 0 && c > r.soft {
+		c = r.soft
 	}
 	if c < need {
 		c = need
@@ -38,13 +69,7 @@ func (r *ring) grow(need int) {
 	if c > r.limit {
 		c = r.limit
 	}
-	nb := make([]byte, c)
-	if len(r.buf) > 0 {
-		k := copy(nb, r.buf[r.head:])
-		copy(nb[k:], r.buf[:r.head])
-	}
-	r.buf = nb
-	r.head = 0
+	return c
 }
 
 // write appends up to free() bytes of p to the stream.
@@ -126,7 +151,7 @@ func (r *ring) release(sp *spareRings) {
 	if len(r.buf) == ringInitial {
 		sp.put(r.buf)
 	}
-	r.buf = nil
+	r.setCap(nil)
 	r.head, r.n = 0, 0
 }
 
@@ -138,7 +163,7 @@ func (r *ring) release(sp *spareRings) {
 func (r *ring) recycle(sp *spareRings) {
 	if r.n == 0 && len(r.buf) == ringInitial {
 		sp.put(r.buf)
-		r.buf = nil
+		r.setCap(nil)
 		r.head = 0
 	}
 }
@@ -147,7 +172,7 @@ func (r *ring) recycle(sp *spareRings) {
 // buffers when need fits in it, before bytes are written.
 func (r *ring) prime(sp *spareRings, need int) {
 	if r.buf == nil && need <= ringInitial {
-		r.buf = sp.get()
+		r.setCap(sp.get())
 		r.head = 0
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 var _ = Describe("byte ring", func() {
 	It("starts small and grows only as far as the stream needs", func() {
-		r := newRing(1 << 20)
+		r := newRing(1<<20, nil)
 		Expect(r.write([]byte("hi"))).To(Equal(2))
 		Expect(len(r.buf)).To(Equal(ringInitial))
 		Expect(r.write(make([]byte, 5000))).To(Equal(5000))
@@ -16,7 +16,7 @@ var _ = Describe("byte ring", func() {
 	})
 
 	It("rewinds an emptied buffer to the start of its memory and keeps the stream", func() {
-		r := newRing(64 << 10)
+		r := newRing(64<<10, nil)
 		r.write([]byte("abcdef"))
 		p := make([]byte, 4)
 		Expect(r.read(p)).To(Equal(4))
@@ -32,7 +32,7 @@ var _ = Describe("byte ring", func() {
 	})
 
 	It("frees its memory on release and works again afterwards", func() {
-		r := newRing(64 << 10)
+		r := newRing(64<<10, nil)
 		r.write([]byte("abc"))
 		r.read(make([]byte, 3))
 		var sp spareRings
@@ -47,7 +47,7 @@ var _ = Describe("byte ring", func() {
 
 	It("lends emptied first-size buffers to the next writer and keeps grown ones", func() {
 		var sp spareRings
-		a, b := newRing(64<<10), newRing(64<<10)
+		a, b := newRing(64<<10, nil), newRing(64<<10, nil)
 		a.prime(&sp, 3)
 		a.write([]byte("abc"))
 		first := &a.buf[0]

@@ -5,6 +5,19 @@ import (
 	"time"
 )
 
+// What a listener does with a SYN past the connection limit
+// (Config.ConnLimitAction).
+const (
+	// ConnLimitRST answers it with a RST, as Linux answers a SYN no
+	// socket takes (RFC 9293 section 3.10.7.1): the client's connect
+	// fails at once with "connection refused".
+	ConnLimitRST = "rst"
+	// ConnLimitDrop drops it silently, as Gazelle's lstack does past
+	// max_connections: the client retries its SYN until its own
+	// timeout.
+	ConnLimitDrop = "drop"
+)
+
 // Congestion control algorithm names (Config.CongestionControl).
 const (
 	CCNewReno = "newreno"
@@ -34,6 +47,15 @@ type Config struct {
 	// MaxConns limits connections of all states, at least 1
 	// (conn_limit_refused).
 	MaxConns int
+	// ConnLimitAction is what a listener does with a SYN past MaxConns
+	// or the process's ConnBudget: ConnLimitRST (the default) or
+	// ConnLimitDrop (conn_limit_action).
+	ConnLimitAction string
+	// Mem is the memory budget of the stack's buffers (tcp_mem: low,
+	// pressure, high in bytes, Linux's net.ipv4.tcp_mem shape; 0 <= low
+	// <= pressure <= high, high above 0). A process whose stacks share
+	// one budget (SetMemBudget) takes the limits of the budget it made.
+	Mem MemLimits
 	// SynBacklog limits each listener's SYN queue (half-open
 	// connections); beyond it SYN cookies are used when enabled. 0 holds
 	// none: every SYN gets a cookie (or is dropped without cookies).
@@ -99,6 +121,19 @@ type Config struct {
 	// ChallengeAckLimit caps challenge ACKs per second (RFC 5961
 	// section 7; Linux tcp_challenge_ack_limit = 1000); 0 sends none.
 	ChallengeAckLimit int
+	// InvalidRateLimit is the least time between two ACKs a connection
+	// sends to invalid segments: out of window, PAWS-rejected, and
+	// challenge ACKs before ChallengeAckLimit applies (Linux's
+	// tcp_invalid_ratelimit, 500 ms, per socket, tcp_oow_rate_limited;
+	// segments with data and no SYN are exempt, being no ACK loop). 0
+	// sets no limit.
+	InvalidRateLimit time.Duration
+	// RSTRateLimit caps the RSTs per second the stack sends for segments
+	// that have no connection (closed ports, refused SYNs, stray ACKs in
+	// LISTEN), a token bucket as deep as one second of the rate:
+	// FreeBSD's net.inet.icmp.icmplim (200), which limits closed-port
+	// RSTs with ICMP errors (badport_bandlim). 0 sends none.
+	RSTRateLimit int
 	// ChecksumOffloadTx leaves the checksum to the NIC: only the
 	// pseudo-header sum is written.
 	ChecksumOffloadTx bool
@@ -113,6 +148,8 @@ func DefaultConfig() Config {
 		RecvBuffer:        6 << 20,
 		MaxOOORanges:      64,
 		MaxConns:          20000,
+		ConnLimitAction:   ConnLimitRST,
+		Mem:               DefaultMemLimits(),
 		SynBacklog:        256,
 		SynCookies:        true,
 		InitialRTO:        time.Second,
@@ -137,6 +174,8 @@ func DefaultConfig() Config {
 		InitialWindow:     10,
 		NoDelay:           false,
 		ChallengeAckLimit: 1000,
+		InvalidRateLimit:  500 * time.Millisecond,
+		RSTRateLimit:      200,
 		ChecksumOffloadTx: false,
 	}
 }
@@ -201,6 +240,7 @@ func (c Config) Validate() error {
 		{"synack_retries", c.SynAckRetries, 0}, {"max_retries", c.MaxRetries, 0},
 		{"keepalive_count", c.KeepAliveCount, 1}, {"initial_window", c.InitialWindow, 1},
 		{"challenge_ack_limit", c.ChallengeAckLimit, 0},
+		{"rst_rate_limit", c.RSTRateLimit, 0},
 	}
 	for _, p := range counts {
 		switch {
@@ -227,6 +267,15 @@ func (c Config) Validate() error {
 		case p.v == 0:
 			return configErr(p.key, "%v must be above 0s", p.v)
 		}
+	}
+	if c.InvalidRateLimit < 0 {
+		return configErr("invalid_ratelimit", "%v must not be negative", c.InvalidRateLimit)
+	}
+	if c.ConnLimitAction != ConnLimitRST && c.ConnLimitAction != ConnLimitDrop {
+		return configErr("conn_limit_action", "%q is neither %q nor %q", c.ConnLimitAction, ConnLimitRST, ConnLimitDrop)
+	}
+	if m := c.Mem; m.Low < 0 || m.Low > m.Pressure || m.Pressure > m.High || m.High <= 0 {
+		return configErr("tcp_mem", "[%d, %d, %d] must be low, pressure, high in bytes with 0 <= low <= pressure <= high and high above 0", m.Low, m.Pressure, m.High)
 	}
 	if c.MinRTO > c.MaxRTO {
 		return configErr("min_rto", "%v exceeds max_rto %v", c.MinRTO, c.MaxRTO)

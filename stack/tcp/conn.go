@@ -106,6 +106,14 @@ type Conn struct {
 	// direct, when set, takes in-order bytes straight from an arriving
 	// segment while the receive buffer is empty (SetDirectReceiver).
 	direct func(p []byte) int
+
+	// rcvPromise is the part of the advertised window the receive
+	// buffer cannot yet hold, as the memory budget last heard it.
+	rcvPromise int64
+	// lastOOWAck is when the last ACK to an invalid segment was sent
+	// (Linux's last_oow_ack_time), oowAcked whether one was.
+	lastOOWAck time.Duration
+	oowAcked   bool
 }
 
 func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
@@ -117,8 +125,8 @@ func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
 		sndNxt:    iss,
 		sndMax:    iss,
 		sndBufSeq: iss + 1,
-		sndBuf:    newRing(s.cfg.SendBuffer),
-		rcvBuf:    newRing(s.cfg.RecvBuffer),
+		sndBuf:    newRing(s.cfg.SendBuffer, &s.mem),
+		rcvBuf:    newRing(s.cfg.RecvBuffer, &s.mem),
 		ooo:       newAssembler(s.cfg.MaxOOORanges),
 		sb:        newScoreboard(s.cfg.MaxOOORanges),
 		advMSS:    uint16(s.advMSS),
@@ -167,6 +175,7 @@ func (s *Stack) removeConn(c *Conn) {
 	if c.rcvBuf.length() == 0 {
 		c.rcvBuf.release(&s.spare)
 	}
+	c.syncRcvPromise()
 	c.ooo.reset()
 	c.sb.reset()
 	if c.heapIdx >= 0 {
@@ -281,6 +290,12 @@ func (c *Conn) Read(p []byte) (int, error) {
 		c.rcvBuf.rewind()
 		c.rcvBuf.recycle(&c.s.spare)
 	}
+	if c.state == StateClosed && c.rcvBuf.length() == 0 {
+		// The last bytes of a connection gone from the stack: its
+		// buffer goes back to the memory budget.
+		c.rcvBuf.release(&c.s.spare)
+	}
+	c.syncRcvPromise()
 	c.s.charge(hw.CostCopyByte, n)
 	// Window update (RFC 9293 section 3.8.6.2.2 / RFC 1122 4.2.3.3):
 	// announce the freed space once it is worth a segment, without
@@ -296,7 +311,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 // now moved enough past the last announced one: at least min(RecvBuffer/2,
 // MSS), receiver-side silly window avoidance.
 func (c *Conn) windowUpdateWorthIt(freeBefore int) bool {
-	edge := c.rcvNxt.Add(c.rcvBuf.free())
+	edge := c.rcvOfferEdge()
 	grow := edge.Sub(c.rcvAdvEdge)
 	thr := minInt(c.s.cfg.RecvBuffer/2, int(c.advMSS))
 	return grow >= thr && (c.rcvAdvEdge.Sub(c.rcvNxt) < thr || grow >= c.s.cfg.RecvBuffer/4)
@@ -313,7 +328,17 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return 0, ErrClosed
 	}
 	c.sndBuf.prime(&c.s.spare, c.sndBuf.length()+len(p))
-	n := c.sndBuf.write(p)
+	q := p
+	if len(q) > c.sndBuf.free() {
+		q = q[:c.sndBuf.free()]
+	}
+	if k := c.sndRoom(len(q)); k < len(q) {
+		// The memory budget holds the buffer where it is (docs/tcp.md,
+		// "Memory pressure"): a short write, or none.
+		c.s.stats.SndMemRefused++
+		q = q[:k]
+	}
+	n := c.sndBuf.write(q)
 	c.s.charge(hw.CostCopyByte, n)
 	if n == 0 && len(p) > 0 {
 		return 0, ErrWouldBlock
@@ -361,6 +386,9 @@ func (c *Conn) CloseWrite() error {
 // its FIN is acknowledged and TIME-WAIT ends.
 func (c *Conn) Close() error {
 	if c.state == StateClosed {
+		// Nobody reads any more: unread bytes go back to the budget.
+		c.rcvBuf.release(&c.s.spare)
+		c.ooo.reset()
 		return nil
 	}
 	if c.rcvBuf.length() > 0 && c.state.synchronized() {
@@ -387,6 +415,10 @@ func (c *Conn) Abort() {
 		c.err = ErrConnAborted
 	}
 	c.s.removeConn(c)
+	// The application gave up the connection: what it did not read
+	// goes back to the memory budget.
+	c.rcvBuf.release(&c.s.spare)
+	c.ooo.reset()
 	if send {
 		c.pendingRST = true
 		c.s.markDirty(c)

@@ -77,8 +77,9 @@ func (c *Conn) sendSYN(now time.Duration, retransmit bool) {
 	}
 	c.synOptions(&o, now, synAck)
 	// The window of a SYN is never scaled (RFC 7323 section 2.2).
-	o.Window = uint16(minInt(c.rcvBuf.free(), 0xffff))
+	o.Window = uint16(minInt(minInt(c.rcvBuf.free(), c.rcvWindowMax()), 0xffff))
 	c.rcvAdvEdge = c.rcvNxt.Add(int(o.Window))
+	c.syncRcvPromise()
 	if retransmit {
 		c.s.stats.RetransSegs++
 	} else {

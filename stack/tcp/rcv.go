@@ -56,7 +56,9 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 		} else {
 			s.stats.PawsRejected++
 			s.stats.Drops.Paws++
-			c.ackNow = true
+			if !c.oowAckLimited(now, r, &s.stats.AckSkippedPaws) {
+				c.ackNow = true
+			}
 			return
 		}
 	}
@@ -65,7 +67,11 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 	if !c.acceptable(r) {
 		s.stats.Drops.OutOfWindow++
 		if r.Flags&FlagRST == 0 {
-			c.ackNow = true
+			// RFC 9293 section 3.10.7.4 asks for an ACK; Linux sends
+			// it within tcp_invalid_ratelimit (tcp_validate_incoming).
+			if !c.oowAckLimited(now, r, &s.stats.AckSkippedSeq) {
+				c.ackNow = true
+			}
 			if c.state == StateTimeWait {
 				c.closeAt = now + 2*s.cfg.MSL
 			}
@@ -87,7 +93,7 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 		s.stats.InRsts++
 		if r.Seq != c.rcvNxt {
 			s.stats.Drops.RstInvalid++
-			if s.challengeAllowed(now) {
+			if c.challengeAllowed(now) {
 				c.ackNow = true
 			}
 			return
@@ -99,7 +105,7 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 	// Fourth, the SYN bit (RFC 5961 section 4.2): challenge ACK, drop.
 	if r.Flags&FlagSYN != 0 {
 		s.stats.Drops.SynInvalid++
-		if s.challengeAllowed(now) {
+		if c.challengeAllowed(now) {
 			c.ackNow = true
 		}
 		return
@@ -253,15 +259,18 @@ func (c *Conn) processAck(now time.Duration, r *Repr) bool {
 	s := c.s
 	ack := r.Ack
 	if ack.GreaterThan(c.sndMax) {
-		// Acknowledges something not yet sent: ACK and drop.
+		// Acknowledges something not yet sent: ACK and drop, within
+		// the limit on ACKs to invalid segments.
 		s.stats.Drops.BadAck++
-		c.ackNow = true
+		if !c.oowAckLimited(now, r, &s.stats.AckSkippedSeq) {
+			c.ackNow = true
+		}
 		return false
 	}
 	if ack.LessThan(c.sndUna - Seq(uint32(c.maxSndWnd))) {
 		// RFC 5961 section 5.2: too old to be acceptable.
 		s.stats.Drops.BadAck++
-		if s.challengeAllowed(now) {
+		if c.challengeAllowed(now) {
 			c.ackNow = true
 		}
 		return false
@@ -451,8 +460,24 @@ func (c *Conn) receive(now time.Duration, r *Repr) {
 	if room < 0 {
 		room = 0
 	}
+	// Short of memory, hold what the advertised window obliges us to
+	// and no more (docs/tcp.md, "Memory pressure"), and let the buffer
+	// grow to that, not to twice its size.
+	memTrim := false
+	c.rcvBuf.soft = 0
+	if s.mem.budget.state() != memNormal {
+		oblig := maxInt(c.rcvAdvEdge.Sub(seq), 0)
+		if oblig < room {
+			room, memTrim = oblig, true
+		}
+		c.rcvBuf.soft = c.rcvBuf.length() + maxInt(c.rcvAdvEdge.Sub(c.rcvNxt), 0)
+	}
 	if len(data) > room {
-		s.stats.Drops.RecvBufferFull++
+		if memTrim {
+			s.stats.Drops.RcvMemDrop++
+		} else {
+			s.stats.Drops.RecvBufferFull++
+		}
 		data = data[:room]
 		fin = false
 	}
@@ -518,7 +543,7 @@ func (c *Conn) receive(now time.Duration, r *Repr) {
 			// At least every second full-sized segment (RFC 5681
 			// section 4.2, RFC 1122 4.2.3.2).
 			c.ackNow = true
-		} else if c.rcvBuf.free() < int(c.advMSS) {
+		} else if c.rcvOfferEdge().Sub(c.rcvNxt) < int(c.advMSS) {
 			// The window is (nearly) closed: the sender can send
 			// nothing more, so holding the ACK only delays it (and
 			// may trip its RTO). Linux acks at once here too.

@@ -244,11 +244,12 @@ func (c *Conn) sackRecoverySend(now time.Duration) {
 }
 
 // advertiseWindow returns the window field to send (RFC 9293 section
-// 3.8.6.2.2, RFC 7323 section 2.3): the free receive buffer, never
+// 3.8.6.2.2, RFC 7323 section 2.3): the free receive buffer as the
+// memory budget allows it (rcvOfferEdge), never
 // moving the right edge left, and moving it right only by at least
 // min(RecvBuffer/2, MSS) (receiver silly window avoidance).
 func (c *Conn) advertiseWindow() uint16 {
-	edge := c.rcvNxt.Add(c.rcvBuf.free())
+	edge := c.rcvOfferEdge()
 	thr := minInt(c.s.cfg.RecvBuffer/2, int(c.advMSS))
 	if edge.Sub(c.rcvAdvEdge) < thr {
 		edge = seqMax(c.rcvAdvEdge, c.rcvNxt)
@@ -260,6 +261,7 @@ func (c *Conn) advertiseWindow() uint16 {
 	}
 	if e := c.rcvNxt.Add(scaled << c.rcvWscale); e.GreaterThan(c.rcvAdvEdge) {
 		c.rcvAdvEdge = e
+		c.syncRcvPromise()
 	}
 	return uint16(scaled)
 }

@@ -130,8 +130,13 @@ type Stack struct {
 
 	chalWindow time.Duration
 	chalCount  int
+	// rst is the token bucket of RSTs for segments with no connection
+	// (Config.RSTRateLimit).
+	rst tokenBucket
 
 	stats Stats
+	// mem charges the connections' buffers to the memory budget.
+	mem memAcct
 	// budget is the process-wide connection limit, nil when none.
 	budget *ConnBudget
 }
@@ -158,6 +163,8 @@ func New(cfg Config, rng *rand.Rand, out Output) (*Stack, error) {
 		advMSS:    mss,
 		nextPort:  uint16(32768 + rng.IntN(28232)),
 	}
+	s.mem = memAcct{budget: NewMemBudget(cfg.Mem), stats: &s.stats}
+	s.rst = newTokenBucket(cfg.RSTRateLimit)
 	s.isnKey = sipKey{rng.Uint64(), rng.Uint64()}
 	s.cookieKey = sipKey{rng.Uint64(), rng.Uint64()}
 	s.tsKey = sipKey{rng.Uint64(), rng.Uint64()}
@@ -253,9 +260,16 @@ func (s *Stack) lookupListener(addr [4]byte, port uint16) *Listener {
 // replyRST answers a segment that has no connection (RFC 9293 section
 // 3.10.7.1): never a RST to a RST; if the segment had ACK,
 // <SEQ=SEG.ACK><CTL=RST>, else <SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>.
-func (s *Stack) replyRST(now time.Duration, id fourTuple, r *Repr) {
+// Such RSTs cost an attacker nothing to draw, so they pass a stack-wide
+// token bucket first (Config.RSTRateLimit, FreeBSD's badport_bandlim);
+// it reports whether the RST was sent.
+func (s *Stack) replyRST(now time.Duration, id fourTuple, r *Repr) bool {
 	if r.Flags&FlagRST != 0 {
-		return
+		return false
+	}
+	if !s.rst.allow(now) {
+		s.stats.RstRateLimited++
+		return false
 	}
 	var o Repr
 	o.SrcPort, o.DstPort = id.localPort, id.remotePort
@@ -268,6 +282,7 @@ func (s *Stack) replyRST(now time.Duration, id fourTuple, r *Repr) {
 	}
 	s.stats.OutRsts++
 	s.send(now, id, &o, nil, 0, 0)
+	return true
 }
 
 // send emits one segment: header from o, then n payload bytes from buf at
@@ -301,6 +316,17 @@ func (s *Stack) send(now time.Duration, id fourTuple, o *Repr, buf *ring, off, n
 	if err != nil {
 		s.stats.Drops.Output++
 	}
+}
+
+// challengeAllowed applies the limits of a challenge ACK in Linux's
+// order (tcp_send_challenge_ack): first the connection's own limit on
+// ACKs to invalid segments (Config.InvalidRateLimit, counted in
+// ack_skipped_challenge), then the stack's RFC 5961 section 7 limit.
+func (c *Conn) challengeAllowed(now time.Duration) bool {
+	if c.oowLimited(now, &c.s.stats.AckSkippedChallenge) {
+		return false
+	}
+	return c.s.challengeAllowed(now)
 }
 
 // challengeAllowed applies RFC 5961 section 7's rate limit to challenge
@@ -361,6 +387,7 @@ func (s *Stack) markDirty(c *Conn) {
 // key is kept lazily: it only moves earlier; a conn popped early just
 // finds no timer due and is pushed back at its real deadline.
 func (s *Stack) afterConn(now time.Duration, c *Conn) {
+	c.syncRcvPromise()
 	if c.state == StateClosed {
 		if c.heapIdx >= 0 {
 			heap.Remove(&s.timers, c.heapIdx)

@@ -7,7 +7,8 @@ package tcp
 // the connections established or in CLOSE-WAIT) keep their value, since
 // those connections are still open and their closes will decrement it.
 // The connections, listeners and timers are state, not statistics, and
-// are left alone. Stats has no peak.
+// are left alone. MemInUse is a gauge too; its peak MemPeak starts the
+// new window at the bytes held now.
 func (s *Stack) ResetStats() {
-	s.stats = Stats{CurrEstab: s.stats.CurrEstab}
+	s.stats = Stats{CurrEstab: s.stats.CurrEstab, MemInUse: s.stats.MemInUse, MemPeak: s.stats.MemInUse}
 }
