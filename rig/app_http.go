@@ -58,7 +58,15 @@ func buildHTTP(w *world, h *host, key string, node *yaml.Node) (string, runner, 
 	if len(pages) == 0 {
 		pages = []int{16 << 10, 64 << 10, 128 << 10}
 	}
-	corpus := apphttp.NewCorpus(w.eng.RNG("corpus:"+h.name), pages)
+	var corpus *apphttp.Corpus
+	if w.opts.checkOnly {
+		// Check never serves a page: an empty page of each size
+		// stands in for up to 64 MiB of generated HTML (the sizes are
+		// still checked by the server's config).
+		corpus = &apphttp.Corpus{Pages: make([][]byte, len(pages))}
+	} else {
+		corpus = apphttp.NewCorpus(w.eng.RNG("corpus:"+h.name), pages)
+	}
 	var svc hw.CompressService
 	if h.qat != nil {
 		svc = h.qat

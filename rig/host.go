@@ -3,7 +3,6 @@ package rig
 import (
 	"fmt"
 	"net/netip"
-	"path/filepath"
 	"sort"
 
 	"go.yaml.in/yaml/v3"
@@ -149,11 +148,9 @@ func (w *world) costModel(key string, c *scenario.Cost) (*cost.Model, error) {
 		return m, nil
 	}
 	if c.File != "" {
-		path := c.File
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(filepath.Dir(w.s.Path), path)
-		}
-		loaded, err := cost.Load(path)
+		// Resolved within the scenario's folder (or an --allow-path),
+		// and read without quoting the file in errors.
+		loaded, err := w.s.LoadCost(c.File)
 		if err != nil {
 			return nil, w.v.Errorf(key+".file", "%v", err)
 		}

@@ -35,6 +35,12 @@ type Options struct {
 	// reads no clock: a caller that stops on wall time (simrun run
 	// --max-wall) reads it in Stop.
 	Stop func() string
+
+	// checkOnly builds a variant for Check and Figures, which never run
+	// it: what only a run uses (the http app's page corpus) is left
+	// out, so that validating costs no more than the limits of
+	// scenario.Limits allow.
+	checkOnly bool
 }
 
 // Progress is where a run is. The rig reads no wall clock: a caller that
@@ -236,11 +242,14 @@ func Check(s *scenario.Scenario) error {
 
 // Figures builds every variant of s without running it and returns each
 // one's figure tree: the names a run's report will have, with values
-// that mean nothing yet.
+// that mean nothing yet. It builds one variant at a time, leaving out
+// what only a run needs (the http corpus); what it does build (NIC
+// pools, QAT rings, stack instances, cores) is bounded by the limits of
+// scenario.Limits, which loading checked.
 func Figures(s *scenario.Scenario) (map[string]report.Tree, error) {
 	env := map[string]report.Tree{}
 	for _, v := range s.Variants {
-		w, err := build(s, v, Options{}, v.Seed())
+		w, err := build(s, v, Options{checkOnly: true}, v.Seed())
 		if err != nil {
 			return nil, err
 		}

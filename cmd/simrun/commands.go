@@ -22,16 +22,41 @@ import (
 )
 
 // loadScenario reads a file, or a bundled scenario by name when no such
-// file exists.
-func loadScenario(ref string) (*scenario.Scenario, error) {
+// file exists. allow are the --allow-path folders the scenario may read
+// files from besides its own.
+func loadScenario(ref string, allow ...string) (*scenario.Scenario, error) {
+	opts := scenario.Options{AllowPaths: allow}
 	if _, err := os.Stat(ref); err == nil {
-		return scenario.Load(ref)
+		return scenario.LoadWith(ref, opts)
 	}
 	data, err := scenarios.Read(ref)
 	if err != nil {
 		return nil, fmt.Errorf("%s: no such file, and no bundled scenario of that name (simrun list shows them)", ref)
 	}
-	return scenario.Parse("scenarios/"+filepath.Base(ref)+map[bool]string{true: "", false: ".yaml"}[filepath.Ext(ref) == ".yaml"], data)
+	return scenario.ParseWith("scenarios/"+filepath.Base(ref)+map[bool]string{true: "", false: ".yaml"}[filepath.Ext(ref) == ".yaml"], data, opts)
+}
+
+// allowPaths is --allow-path: repeatable, each a folder or a list of
+// them separated as in PATH (os.PathListSeparator).
+type allowPaths []string
+
+func (a *allowPaths) String() string { return strings.Join(*a, string(os.PathListSeparator)) }
+
+func (a *allowPaths) Set(v string) error {
+	for _, p := range filepath.SplitList(v) {
+		if p != "" {
+			*a = append(*a, p)
+		}
+	}
+	return nil
+}
+
+// allowPathFlag defines --allow-path on fs, the same for run and
+// validate.
+func allowPathFlag(fs *flag.FlagSet) *allowPaths {
+	a := &allowPaths{}
+	fs.Var(a, "allow-path", "a folder (repeatable, or a list separated by "+string(os.PathListSeparator)+") besides the scenario's own from which it may read the files it names (cost.file)")
+	return a
 }
 
 // parseInterleaved parses flags that may come before or after the one
@@ -59,7 +84,15 @@ type runFlags struct {
 	// maxWall stops the run after this much wall time (0: no limit).
 	maxWall time.Duration
 	seed    *uint64
+	// figures filters the printed figure tree (--figures).
+	figures *report.Filter
 }
+
+// globList is a flag given once per glob (--figures a.* --figures b.**).
+type globList []string
+
+func (g *globList) String() string     { return strings.Join(*g, " ") }
+func (g *globList) Set(s string) error { *g = append(*g, s); return nil }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return cmdRunWith(args, stdout, stderr, notifyStop)
@@ -84,9 +117,12 @@ func cmdRunWith(args []string, stdout, stderr io.Writer, notify func() (<-chan o
 	out := fs.String("out", "", "write report.json, report.md, report.html, timing.json, VARIANT.cpu.folded (CPU profiles) and captures into this folder")
 	timing := fs.Bool("timing", false, "put the wall-clock figures (simulated-to-wall ratio, packets per wall second) into report.json too, which then differs from run to run")
 	progress := fs.Bool("progress", false, "draw the progress bar and the wall-time estimate on stderr even when it is not a terminal")
+	allow := allowPathFlag(fs)
 	maxWall := fs.Duration("max-wall", 0, "stop after this much wall time (such as 30s or 10m) with a partial report marked incomplete (exit 1); 0 for no limit")
+	var figures globList
+	fs.Var(&figures, "figures", "print only the figures whose dotted path matches this glob (after the summary; repeat for more): each dot-separated part matches one name as path.Match does (* ? [a-z]), ** any number of names; the path may start with the variant; a glob matching nothing is an error")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR] [--timing] [--progress] [--max-wall D]")
+		fmt.Fprintln(stderr, "usage: simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR] [--timing] [--progress] [--max-wall D] [--figures GLOB]...")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -108,6 +144,10 @@ func cmdRunWith(args []string, stdout, stderr io.Writer, notify func() (<-chan o
 		return 2
 	}
 	f := runFlags{format: *format, out: *out, timing: *timing, progress: *progress, maxWall: *maxWall}
+	if f.figures, err = report.NewFilter(figures); err != nil {
+		fmt.Fprintf(stderr, "simrun run: --figures: %v\n", err)
+		return 2
+	}
 	if *seed != "" {
 		n, err := strconv.ParseUint(*seed, 10, 64)
 		if err != nil {
@@ -116,7 +156,7 @@ func cmdRunWith(args []string, stdout, stderr io.Writer, notify func() (<-chan o
 		}
 		f.seed = &n
 	}
-	s, err := loadScenario(pos[0])
+	s, err := loadScenario(pos[0], *allow...)
 	if err != nil {
 		printErr(stderr, err)
 		return 2
@@ -181,6 +221,7 @@ func execute(s *scenario.Scenario, f runFlags, signals <-chan os.Signal, release
 	if f.timing {
 		r.Timing = &clock.timing
 	}
+	r.Reproduction = reproductionRows(s, r)
 	if f.timing || isTerminal(stderr) {
 		for _, t := range clock.timing.Variants {
 			fmt.Fprintf(stderr, "simrun: %s: %.3g simulated s in %.3g wall s (%.3g×), %.0f simulated packets per wall second\n",
@@ -194,14 +235,16 @@ func execute(s *scenario.Scenario, f runFlags, signals <-chan os.Signal, release
 			code = 2
 		}
 	}
-	var err error
-	switch f.format {
-	case "json":
-		err = r.WriteJSON(stdout)
-	case "md":
-		err = r.WriteMarkdown(stdout)
-	default:
-		err = r.WriteTable(stdout)
+	printed, err := r.WithFilter(f.figures)
+	if err == nil {
+		switch f.format {
+		case "json":
+			err = printed.WriteJSON(stdout)
+		case "md":
+			err = printed.WriteMarkdown(stdout)
+		default:
+			err = printed.WriteTable(stdout)
+		}
 	}
 	if err != nil {
 		printErr(stderr, err)
@@ -253,11 +296,22 @@ func writeOutputs(dir string, r *report.Report, timing *report.Timing) error {
 }
 
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: simrun validate FILE|NAME")
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	allow := allowPathFlag(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: simrun validate FILE|NAME [--allow-path DIR]...")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		return 2
 	}
-	s, err := loadScenario(args[0])
+	if len(pos) != 1 {
+		fs.Usage()
+		return 2
+	}
+	s, err := loadScenario(pos[0], *allow...)
 	if err == nil {
 		err = rig.Check(s)
 	}

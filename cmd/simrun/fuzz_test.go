@@ -45,6 +45,19 @@ func FuzzScenario(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	// The hostile files of issue 17, which validate must refuse with
+	// bounded work (hostile_test.go).
+	hostile, err := filepath.Glob("testdata/hostile/*.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, p := range hostile {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		data = capPools(data)
 		path := filepath.Join(t.TempDir(), "fuzz.yaml")

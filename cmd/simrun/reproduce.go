@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/savanna-sim/savanna/internal/version"
 	"github.com/savanna-sim/savanna/rig"
 	"github.com/savanna-sim/savanna/rig/expect"
+	"github.com/savanna-sim/savanna/rig/report"
+	"github.com/savanna-sim/savanna/rig/scenario"
 	"github.com/savanna-sim/savanna/scenarios"
 )
 
@@ -58,7 +59,7 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) int {
 			}
 			ratio := "-"
 			if x.Published != 0 {
-				ratio = strconv.FormatFloat(v/x.Published, 'f', 2, 64)
+				ratio = num(v / x.Published)
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", name, x.Figure, num(x.Published), num(v), ratio,
 				strings.ReplaceAll(strings.TrimSpace(x.Note), "\n", " "))
@@ -80,13 +81,23 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func num(v float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case v >= 1000 || v <= -1000:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	default:
-		return strconv.FormatFloat(v, 'g', 4, 64)
+// num prints a published or reproduced figure by the reports' number
+// format.
+func num(v float64) string { return report.FormatNumber(v) }
+
+// reproductionRows evaluates a scenario's reproduction rows over a run's
+// figures, for the summary of its printed reports. A row whose figures
+// the run lacks (it stopped early) keeps the error instead of a value.
+func reproductionRows(s *scenario.Scenario, r *report.Report) []report.Reproduction {
+	var out []report.Reproduction
+	for i, x := range s.File.Reproduction {
+		row := report.Reproduction{Figure: x.Figure, Published: x.Published, Note: x.Note}
+		v, err := expect.Value(x.Savanna, r.Figures)
+		if err != nil {
+			row.Err = fmt.Sprintf("reproduction[%d]: %v", i, err)
+		}
+		row.Savanna = v
+		out = append(out, row)
 	}
+	return out
 }

@@ -105,8 +105,11 @@ var _ = Describe("simrun run", func() {
 		Expect(string(page)).To(ContainSubstring("Throughput over time (frames received)"))
 		Expect(string(page)).To(ContainSubstring("Throughput over time (frames forwarded)"))
 		Expect(string(page)).To(ContainSubstring("CPU per core over time: default, host server"))
-		// Two flame graphs: one CPU profile per host.
+		// Two flame graphs: one CPU profile per host; every plot's title
+		// is a caption the page wraps, and the summary comes first.
 		Expect(strings.Count(string(page), "<svg")).To(Equal(8))
+		Expect(strings.Count(string(page), "<figcaption>")).To(Equal(8))
+		Expect(strings.Index(string(page), `id="summary"`)).To(BeNumerically("<", strings.Index(string(page), `id="plots"`)))
 		Expect(string(page)).To(ContainSubstring("CPU profile: default, host server"))
 	})
 
@@ -158,6 +161,33 @@ var _ = Describe("simrun run", func() {
 		Expect(errOut).To(MatchRegexp(`bad\.yaml:\d+:\d+: key "events\[0\]\.qat_fault\.kind": `))
 	})
 
+	It("prints the summary first, then only the figures --figures selects", func() {
+		code, out, errOut := simrun("run", "quickstart", "--figures", "pktgen.rtt.*", "--figures", "default.server.nic.**.imissed")
+		Expect(errOut).To(BeEmpty())
+		Expect(code).To(Equal(0))
+		summary, all, ok := strings.Cut(out, "ALL FIGURES matching --figures pktgen.rtt.* default.server.nic.**.imissed (8)\n")
+		Expect(ok).To(BeTrue(), out)
+		Expect(summary).To(ContainSubstring("expectations: 4 of 4 held"))
+		Expect(summary).To(MatchRegexp(`pktgen\.tx_pps\s+1\x{202f}000\x{202f}000\n`), "the headline figures, whatever the filter")
+		Expect(all).To(MatchRegexp(`pktgen\.rtt\.p99_us\s+21\.97 µs\n`))
+		Expect(all).To(ContainSubstring("server.nic.eth0.imissed"))
+		Expect(all).NotTo(ContainSubstring("tx_pps"))
+
+		code, out, _ = simrun("run", "quickstart", "--format", "json", "--figures", "**.p99_us")
+		Expect(code).To(Equal(0))
+		Expect(out).To(ContainSubstring(`"p99_us": 21.967`), "JSON keeps exact values")
+		Expect(out).NotTo(ContainSubstring(`"tx_pps":`))
+	})
+
+	It("exits 2 naming a --figures glob that matches nothing, or is malformed", func() {
+		code, _, errOut := simrun("run", "quickstart", "--figures", "pktgen.*", "--figures", "pktgen.rtt.p99_ns")
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(ContainSubstring(`--figures "pktgen.rtt.p99_ns" matches no figure`))
+		code, _, errOut = simrun("run", "quickstart", "--figures", "pktgen.[")
+		Expect(code).To(Equal(2))
+		Expect(errOut).To(ContainSubstring(`figure glob "pktgen.["`))
+	})
+
 	It("rejects a bad flag value and a missing file with exit 2", func() {
 		code, _, errOut := simrun("run", "quickstart", "--format", "xml")
 		Expect(code).To(Equal(2))
@@ -188,7 +218,7 @@ var _ = Describe("simrun reproduce", func() {
 		doc, err := os.ReadFile("../../docs/reproduction.md")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out).To(Equal(string(doc)), "docs/reproduction.md is stale: run go run ./cmd/simrun reproduce --out docs/reproduction.md")
-		Expect(out).To(ContainSubstring("| `gazelle-redis` | Redis SET, Gazelle (req/s) | 359389 |"))
+		Expect(out).To(ContainSubstring("| `gazelle-redis` | Redis SET, Gazelle (req/s) | 359\u202f389 |"), "the reports' number format")
 	})
 })
 

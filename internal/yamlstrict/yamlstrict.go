@@ -23,6 +23,8 @@ type Error struct {
 	// Key is the dotted path of the key at fault ("hosts.server.nics[0].speed").
 	Key string
 	Msg string
+	// kind sorts the error for Opaque.
+	kind errKind
 }
 
 func (e *Error) Error() string {
@@ -42,17 +44,22 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Parse parses data into a document node, with errors that name the file.
+// Parse parses data into a document node, with errors that name the
+// file. A document that reaches more than MaxAliasNodes nodes through
+// aliases is refused (CheckAliases).
 func Parse(file string, data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := yamlErrorLine(err)
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", line))
-		return nil, &Error{File: file, Line: line, Msg: msg}
+		return nil, &Error{File: file, Line: line, Msg: msg, kind: kindSyntax}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, &Error{File: file, Msg: "empty document"}
+		return nil, &Error{File: file, Msg: "empty document", kind: kindEmpty}
+	}
+	if err := CheckAliases(file, &doc, MaxAliasNodes); err != nil {
+		return nil, err
 	}
 	return &doc, nil
 }
@@ -86,7 +93,7 @@ func DecodeNodeAt(file, path string, node *yaml.Node, out any) error {
 		return err
 	}
 	if err := node.Decode(out); err != nil {
-		return &Error{File: file, Line: node.Line, Col: node.Column, Key: path, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return &Error{File: file, Line: node.Line, Col: node.Column, Key: path, Msg: strings.TrimPrefix(err.Error(), "yaml: "), kind: kindType}
 	}
 	return nil
 }
@@ -110,7 +117,7 @@ func check(file, path string, node *yaml.Node, t reflect.Type) error {
 		// A type that decodes itself is checked by decoding it, so that
 		// its error is located like every other.
 		if err := node.Decode(reflect.New(t).Interface()); err != nil {
-			return &Error{File: file, Line: node.Line, Col: node.Column, Key: path, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+			return &Error{File: file, Line: node.Line, Col: node.Column, Key: path, Msg: strings.TrimPrefix(err.Error(), "yaml: "), kind: kindType}
 		}
 		return nil
 	}
@@ -121,7 +128,7 @@ func check(file, path string, node *yaml.Node, t reflect.Type) error {
 		return nil
 	}
 	where := func(msg string, args ...any) error {
-		return &Error{File: file, Line: node.Line, Col: node.Column, Key: path, Msg: fmt.Sprintf(msg, args...)}
+		return &Error{File: file, Line: node.Line, Col: node.Column, Key: path, Msg: fmt.Sprintf(msg, args...), kind: kindType}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -138,7 +145,7 @@ func check(file, path string, node *yaml.Node, t reflect.Type) error {
 			f, ok := fields[k.Value]
 			kp := join(path, k.Value)
 			if !ok {
-				return &Error{File: file, Line: k.Line, Col: k.Column, Key: kp,
+				return &Error{File: file, Line: k.Line, Col: k.Column, Key: kp, kind: kindUnknownKey,
 					Msg: "unknown key; expected one of: " + strings.Join(sortedKeys(fields), ", ")}
 			}
 			if err := check(file, kp, v, f.Type); err != nil {

@@ -372,7 +372,11 @@ func evalNode(n ast.Node, vars map[string]any) (string, error) {
 	return fmt.Sprint(v), nil
 }
 
-func formatNumber(f float64) string { return strconv.FormatFloat(f, 'g', 8, 64) }
+// formatNumber prints a value an expectation compared exactly, as the
+// shortest decimal that reads back to it and never with an exponent
+// (1.97587e+06 is hard to check against a threshold; the report's
+// rounded format would hide why a comparison failed).
+func formatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func isComparison(op string) bool {
 	switch op {

@@ -66,28 +66,37 @@ func flameTree(p Profile) *flameNode {
 	return root
 }
 
-// flameSVG draws a profile as a flame graph: the host at the bottom, the
-// layers that charged its cores above it and their operations on top,
-// each frame as wide as its share of the host's busy time. Hovering a
-// frame shows its time and share.
-func flameSVG(p Profile) string {
+// flameFigure is a profile's flame graph with its title, for
+// report.html.
+func flameFigure(p Profile) *plotFigure {
 	root := flameTree(p)
 	if root.ns <= 0 {
-		return ""
+		return nil
 	}
+	return &plotFigure{
+		title: fmt.Sprintf("CPU profile: %s, host %s (%s busy over all its cores)", p.Variant, p.Host, formatNS(root.ns)),
+		svg:   flameSVG(root),
+		flame: true,
+	}
+}
+
+// flameSVG draws a profile's merged stacks as a flame graph: the host at
+// the bottom, the layers that charged its cores above it and their
+// operations on top, each frame as wide as its share of the host's busy
+// time. Hovering a frame shows its time and share. The viewBox lets the
+// page scale it to its width.
+func flameSVG(root *flameNode) string {
 	rows := root.depth()
-	height := float64(rows)*flameRow + 30
+	height := float64(rows)*flameRow + 4
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">`, flameWidth, height)
-	fmt.Fprintf(&b, `<text x="%.0f" y="16" text-anchor="middle" font-size="14">CPU profile: %s, host %s (%s busy over all its cores)</text>`,
-		flameWidth/2, html.EscapeString(p.Variant), html.EscapeString(p.Host), formatNS(root.ns))
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="12">`, flameWidth, height, flameWidth, height)
 	var draw func(n *flameNode, x float64, level int)
 	draw = func(n *flameNode, x float64, level int) {
 		w := flameWidth * n.ns / root.ns
 		y := height - float64(level+1)*flameRow
 		label := html.EscapeString(n.name)
-		fmt.Fprintf(&b, `<g><title>%s: %s (%.2f%%)</title><rect x="%.2f" y="%.2f" width="%.2f" height="%.0f" fill="%s" stroke="white" stroke-width="0.5"/>`,
-			label, formatNS(n.ns), 100*n.ns/root.ns, x, y, w, flameRow-1, flameColour(n.name))
+		fmt.Fprintf(&b, `<g><title>%s: %s (%s)</title><rect x="%.2f" y="%.2f" width="%.2f" height="%.0f" fill="%s" stroke="white" stroke-width="0.5"/>`,
+			label, formatNS(n.ns), FormatFigure("share_pct", 100*n.ns/root.ns), x, y, w, flameRow-1, flameColour(n.name))
 		if chars := int((w - 6) / flameCharPx); chars >= flameMinText {
 			text := n.name
 			if len(text) > chars {
@@ -116,16 +125,6 @@ func flameColour(name string) string {
 	return fmt.Sprintf("rgb(%d,%d,%d)", 205+v%50, 80+(v>>8)%130, 40+(v>>16)%50)
 }
 
-// formatNS writes a duration given in nanoseconds with a unit that suits
-// it.
-func formatNS(ns float64) string {
-	switch {
-	case ns >= 1e9:
-		return fmt.Sprintf("%.3g s", ns/1e9)
-	case ns >= 1e6:
-		return fmt.Sprintf("%.3g ms", ns/1e6)
-	case ns >= 1e3:
-		return fmt.Sprintf("%.3g µs", ns/1e3)
-	}
-	return fmt.Sprintf("%.3g ns", ns)
-}
+// formatNS writes a duration given in nanoseconds by the report's
+// number format.
+func formatNS(ns float64) string { return unit{seconds, 1e-9}.format(ns) }

@@ -35,21 +35,29 @@ func palette(i int) color.Color {
 	return cs[i%len(cs)]
 }
 
-// latencyPlot draws the CDFs of the report's distributions, one line per
-// variant and app, with a logarithmic latency axis.
-func (r *Report) latencyPlot() (string, error) {
-	if len(r.Latencies) == 0 {
-		return "", nil
-	}
+// newPlot is a plot whose title and legend report.html writes itself
+// (plotFigure), with axes labelled by the report's number format.
+func newPlot(xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = "Latency CDF per variant"
-	p.X.Label.Text = "latency (µs, log scale)"
-	p.Y.Label.Text = "fraction of requests at or below"
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.X.Tick.Marker = numTicks{FormatNumber}
+	p.Y.Tick.Marker = numTicks{FormatNumber}
+	return p
+}
+
+// latencyPlot draws the CDFs of the report's distributions, one line per
+// variant and app, with a logarithmic latency axis labelled in µs or ms.
+func (r *Report) latencyPlot() (*plotFigure, error) {
+	if len(r.Latencies) == 0 {
+		return nil, nil
+	}
+	p := newPlot("latency (log scale)", "fraction of requests at or below")
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), vg.Points(-8)
+	p.X.Tick.Marker = logTicks{microAxis}
 	p.Y.Min, p.Y.Max = 0, 1
+	p.Add(plotter.NewGrid())
+	f := &plotFigure{title: "Latency CDF per variant", logX: true}
 	for i, d := range r.Latencies {
 		pts := make(plotter.XYs, 0, len(d.LatencyUS))
 		for j, x := range d.LatencyUS {
@@ -60,19 +68,24 @@ func (r *Report) latencyPlot() (string, error) {
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		l.Color = palette(i)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(d.Variant+" "+d.App, l)
+		f.legend = append(f.legend, legendEntry{d.Variant + " " + d.App, css(l.Color)})
 	}
-	return svg(p, 7, 4)
+	if len(f.legend) == 0 {
+		return nil, nil
+	}
+	s, err := svg(p, 7, 4)
+	f.svg = s
+	return f, err
 }
 
 // cpuPlot draws each host's CPU per variant: user and kernel time of
 // all its cores, as shares of one core, stacked.
-func (r *Report) cpuPlot() (string, error) {
+func (r *Report) cpuPlot() (*plotFigure, error) {
 	type bar struct {
 		label        string
 		user, kernel float64
@@ -92,41 +105,61 @@ func (r *Report) cpuPlot() (string, error) {
 			k, _ := t.Lookup([]string{h, "cpu", "all", "kernel_pct"})
 			uf, _ := u.(float64)
 			kf, _ := k.(float64)
-			bars = append(bars, bar{label: v + "\n" + h, user: uf, kernel: kf})
+			bars = append(bars, bar{label: wrapName(v) + "\n" + wrapName(h), user: uf, kernel: kf})
 		}
 	}
 	if len(bars) == 0 {
-		return "", nil
+		return nil, nil
 	}
 	users, kernels := make(plotter.Values, len(bars)), make(plotter.Values, len(bars))
 	labels := make([]string, len(bars))
 	for i, b := range bars {
 		users[i], kernels[i], labels[i] = b.user, b.kernel, b.label
 	}
-	p := plot.New()
-	p.Title.Text = "CPU busy per host and variant (average of its cores)"
-	p.Y.Label.Text = "% of each core"
+	p := newPlot("", "% of each core")
 	w := vg.Points(18)
 	ub, err := plotter.NewBarChart(users, w)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	ub.Color = palette(0)
 	kb, err := plotter.NewBarChart(kernels, w)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	kb.Color = palette(1)
 	kb.StackOn(ub)
 	p.Add(ub, kb)
-	p.Legend.Add("user", ub)
-	p.Legend.Add("kernel", kb)
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(8)
-	p.Y.Max = math.Max(p.Y.Max*1.25, 10) // room for the legend
+	p.Y.Max = math.Max(p.Y.Max*1.05, 10)
 	p.NominalX(labels...)
 	p.X.Min, p.X.Max = -0.6, float64(len(bars))-0.4
-	return svg(p, math.Max(7, float64(len(bars))*1.1), 4)
+	// Each bar as wide as its longest label line, about 0.09 in a
+	// character at the tick labels' 10 points.
+	perBar := 1.1
+	for _, l := range labels {
+		for _, line := range strings.Split(l, "\n") {
+			perBar = math.Max(perBar, 0.09*float64(len(line))+0.2)
+		}
+	}
+	s, err := svg(p, math.Min(11, math.Max(7, float64(len(bars))*perBar)), 4)
+	return &plotFigure{title: "CPU busy per host and variant (average of its cores)", svg: s,
+		legend: []legendEntry{{"user", css(ub.Color)}, {"kernel", css(kb.Color)}}}, err
+}
+
+// wrapName breaks a variant's or host's name after underscores into
+// lines of about 12 characters, so that bar labels side by side do not
+// run into each other.
+func wrapName(name string) string {
+	var lines []string
+	line := ""
+	for _, part := range strings.SplitAfter(name, "_") {
+		if line != "" && len(line)+len(part) > 12 {
+			lines = append(lines, line)
+			line = ""
+		}
+		line += part
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 func svg(p *plot.Plot, wInch, hInch float64) (string, error) {

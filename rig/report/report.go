@@ -2,13 +2,7 @@ package report
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
-	"regexp"
-	"sort"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 )
 
 // Expectation is one expectation's verdict as reports show it.
@@ -48,6 +42,13 @@ type Report struct {
 	// the folded-stack files and report.html's flame graphs (their
 	// figures are in Figures: HOST.cpu.*.ops and .layers).
 	Profiles []Profile `json:"-"`
+	// Reproduction is the scenario's published figures beside
+	// Savanna's, for the summary of the printed reports (simrun fills it
+	// from the scenario's reproduction rows).
+	Reproduction []Reproduction `json:"-"`
+	// filter, when set, selects the figures the printed tree shows
+	// (WithFilter).
+	filter *Filter
 	// Timing is what the run cost in wall-clock time. It is left out of
 	// report.json unless asked for (simrun run --timing), because the
 	// same scenario and seed must give the same report.json.
@@ -99,134 +100,14 @@ func (r *Report) Passed() bool {
 
 // WriteJSON writes the report as indented JSON (map keys sorted, so the
 // output is deterministic).
+// With a filter (WithFilter), the figures are only those it selects.
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	if r.filter != nil {
+		c := *r
+		c.Figures = r.filteredFigures()
+		return enc.Encode(&c)
+	}
 	return enc.Encode(r)
-}
-
-// rows returns every figure path of any variant, sorted, with one value
-// per variant ("-" where a variant lacks it).
-func (r *Report) rows() (paths []string, cells map[string][]string) {
-	cells = map[string][]string{}
-	for vi, v := range r.Variants {
-		for _, f := range r.Figures[v].Flatten() {
-			row, ok := cells[f.Path]
-			if !ok {
-				row = make([]string, len(r.Variants))
-				for i := range row {
-					row[i] = "-"
-				}
-				cells[f.Path] = row
-				paths = append(paths, f.Path)
-			}
-			row[vi] = FormatValue(f.Value)
-		}
-	}
-	sort.Strings(paths)
-	return paths, cells
-}
-
-// FormatValue prints a figure compactly: integers without a fraction,
-// other values with up to six significant digits.
-func FormatValue(v float64) string {
-	if v == float64(int64(v)) && v < 1e15 && v > -1e15 {
-		return strconv.FormatInt(int64(v), 10)
-	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
-}
-
-// WriteTable writes a terminal table: one row per figure, one column per
-// variant, then the expectations. Like nstat, it leaves out figures that
-// are zero in every variant, and it leaves out xstats (they repeat the
-// basic counters by their driver names) and each core's breakdown by
-// operation, layer and app phase (the host's cpu.all rows sum them up);
-// JSON and Markdown carry all.
-func (r *Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "scenario %s (seed %d, savanna %s)\n", r.Scenario, r.Seed, r.Savanna)
-	if r.Incomplete != "" {
-		fmt.Fprintf(w, "INCOMPLETE (%s)\n", r.Incomplete)
-	}
-	if r.Description != "" {
-		fmt.Fprintf(w, "%s\n", strings.TrimSpace(r.Description))
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "figure\t%s\t\n", strings.Join(r.Variants, "\t"))
-	paths, cells := r.rows()
-	hidden := 0
-	for _, p := range paths {
-		if allZero(cells[p]) || strings.Contains(p, ".xstats.") || perCoreDetail.MatchString(p) {
-			hidden++
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%s\t\n", p, strings.Join(cells[p], "\t"))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if hidden > 0 {
-		fmt.Fprintf(w, "(%d figures that are zero everywhere, and xstats, not shown: --format json shows every figure)\n", hidden)
-	}
-	r.writeExpectations(w, "")
-	return nil
-}
-
-// WriteMarkdown writes the report as Markdown.
-func (r *Report) WriteMarkdown(w io.Writer) error {
-	fmt.Fprintf(w, "# %s\n\n", r.Scenario)
-	if r.Description != "" {
-		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(r.Description))
-	}
-	if r.Reproduces != "" {
-		fmt.Fprintf(w, "Reproduces: %s\n\n", strings.TrimSpace(r.Reproduces))
-	}
-	fmt.Fprintf(w, "Seed %d, scenario `%s` (sha256 %s), Savanna %s.\n\n", r.Seed, r.File, r.Hash[:min(12, len(r.Hash))], r.Savanna)
-	if r.Incomplete != "" {
-		fmt.Fprintf(w, "**Incomplete:** %s\n\n", r.Incomplete)
-	}
-	if len(r.Expectations) > 0 {
-		fmt.Fprintf(w, "## Expectations\n\n")
-		r.writeExpectations(w, "- ")
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "## Figures\n\n| figure | %s |\n|---|%s\n", strings.Join(r.Variants, " | "), strings.Repeat("---:|", len(r.Variants)))
-	paths, cells := r.rows()
-	for _, p := range paths {
-		fmt.Fprintf(w, "| `%s` | %s |\n", p, strings.Join(cells[p], " | "))
-	}
-	return nil
-}
-
-func (r *Report) writeExpectations(w io.Writer, bullet string) {
-	if len(r.Expectations) == 0 {
-		return
-	}
-	if bullet == "" {
-		fmt.Fprintln(w)
-	}
-	for _, e := range r.Expectations {
-		verdict := "PASS"
-		if !e.Held {
-			verdict = "FAIL"
-		}
-		fmt.Fprintf(w, "%s%s  %s", bullet, verdict, e.Expr)
-		if !e.Held && e.Detail != "" {
-			fmt.Fprintf(w, "\n%s      %s", strings.Repeat(" ", len(bullet)), e.Detail)
-		}
-		fmt.Fprintln(w)
-	}
-}
-
-// perCoreDetail matches a core's figures by operation, layer and app
-// phase, which the terminal table leaves to the host's roll-up.
-var perCoreDetail = regexp.MustCompile(`\.cpu\.[0-9]+\.(ops|layers|during)\.`)
-
-func allZero(cells []string) bool {
-	for _, c := range cells {
-		if c != "0" && c != "-" {
-			return false
-		}
-	}
-	return true
 }

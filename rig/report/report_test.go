@@ -62,9 +62,9 @@ var _ = Describe("reports", func() {
 	It("print a table of non-zero figures by variant, and failed expectations with their values", func() {
 		var buf bytes.Buffer
 		Expect(r().WriteTable(&buf)).To(Succeed())
-		Expect(buf.String()).To(MatchRegexp(`x\.rps\s+1000\s+2500\.5`))
+		Expect(buf.String()).To(MatchRegexp(`x\.rps\s+1000\s+2501\n`))
 		Expect(buf.String()).NotTo(ContainSubstring("x.zero"))
-		Expect(buf.String()).To(ContainSubstring("FAIL  lstack.x.rps > kernel.x.rps * 3\n      left 2500.5, right 3000"))
+		Expect(buf.String()).To(ContainSubstring("\nFAIL  lstack.x.rps > kernel.x.rps * 3\n      left 2500.5, right 3000"))
 		Expect(r().Passed()).To(BeFalse())
 	})
 
@@ -80,7 +80,7 @@ var _ = Describe("reports", func() {
 		var buf bytes.Buffer
 		Expect(r().WriteMarkdown(&buf)).To(Succeed())
 		Expect(buf.String()).To(ContainSubstring("| `x.zero` | 0 | 0 |"))
-		Expect(buf.String()).To(ContainSubstring("- FAIL  lstack.x.rps"))
+		Expect(buf.String()).To(ContainSubstring("- FAIL  `lstack.x.rps > kernel.x.rps * 3`<br>\n  left 2500.5, right 3000"))
 	})
 
 	It("draw figures over time: lines that compare variants first, then a panel per core", func() {
@@ -95,7 +95,7 @@ var _ = Describe("reports", func() {
 		var buf bytes.Buffer
 		Expect(rep.WriteHTML(&buf)).To(Succeed())
 		page := buf.String()
-		Expect(strings.Count(page, "<svg")).To(Equal(2), "the two series plots; no latency or CPU bars in this report")
+		Expect(strings.Count(page, "<svg")).To(Equal(3), "the throughput plot and a panel per core; no latency or CPU bars in this report")
 		thr := strings.Index(page, "Throughput over time (requests)")
 		cpu := strings.Index(page, "CPU per core over time: kernel, host web")
 		Expect(thr).To(BeNumerically(">", 0))

@@ -9,8 +9,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Series is one line of a plot over simulated time, sampled at even
@@ -76,45 +74,46 @@ func groupSeries(all []Series) []*seriesGroup {
 	return out
 }
 
-// timePlots draws one SVG per plot title: a single chart of lines, or a
-// grid of small panels with a shared title when the series have panels.
-func (r *Report) timePlots() ([]string, error) {
-	var out []string
+// timePlots draws one figure per plot title: a single chart of lines,
+// or a grid of small panels with a shared legend when the series have
+// panels.
+func (r *Report) timePlots() ([]plotFigure, error) {
+	var out []plotFigure
 	for _, g := range groupSeries(r.Series) {
 		var (
-			s   string
+			f   plotFigure
 			err error
 		)
 		if len(g.panels) == 1 && g.panels[0] == "" {
-			s, err = linesPlot(g.title, g.lines[""])
+			f, err = linesPlot(g.title, g.lines[""])
 		} else {
-			s, err = panelsPlot(g)
+			f, err = panelsPlot(g)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("plot %q: %w", g.title, err)
 		}
-		out = append(out, s)
+		out = append(out, f)
 	}
 	return out, nil
 }
 
-// newTimePlot is a plot with the axes every plot over time has.
-func newTimePlot(title, yLabel string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "simulated time (s)"
-	p.Y.Label.Text = yLabel
+// newTimePlot is a plot with the axes every plot over time has: time in
+// s or ms, the figure from 0.
+func newTimePlot(xLabel, yLabel string) *plot.Plot {
+	p := newPlot(xLabel, yLabel)
+	p.X.Tick.Marker = numTicks{secondsAxis}
 	p.Y.Min = 0
 	p.Add(plotter.NewGrid())
 	return p
 }
 
 // addLines adds a panel's series to p, as lines or as stacked areas,
-// with legend entries when legend is set, coloured by colour (by
-// position when it is nil).
-func addLines(p *plot.Plot, series []Series, legend bool, colour func(line string) color.Color) error {
+// coloured by colour (by position when it is nil), and returns their
+// legend entries.
+func addLines(p *plot.Plot, series []Series, colour func(line string) color.Color) ([]legendEntry, error) {
 	sum := make([]float64, 0)
 	var stackedLines []*plotter.Line
+	var legend []legendEntry
 	for i, s := range series {
 		pts := make(plotter.XYs, len(s.TimeS))
 		for j := range s.TimeS {
@@ -133,7 +132,7 @@ func addLines(p *plot.Plot, series []Series, legend bool, colour func(line strin
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.Color = palette(i)
 		if colour != nil {
@@ -146,123 +145,99 @@ func addLines(p *plot.Plot, series []Series, legend bool, colour func(line strin
 		} else {
 			p.Add(l)
 		}
-		if legend {
-			p.Legend.Add(s.Line, l)
-		}
+		legend = append(legend, legendEntry{s.Line, css(l.Color)})
 	}
 	// The highest stack is drawn first so that each lower one covers
 	// its part of the area.
 	for i := len(stackedLines) - 1; i >= 0; i-- {
 		p.Add(stackedLines[i])
 	}
-	return nil
+	return legend, nil
 }
 
-// fade returns c at 60% opacity for filled areas.
+// fade returns a light tint of c for filled areas: opaque, so that a
+// stacked area shows its own colour, the legend's, and not a blend with
+// the area behind it.
 func fade(c color.Color) color.Color {
 	r, g, b, _ := c.RGBA()
-	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 153}
+	tint := func(v uint32) uint8 { return uint8(255 - (255-v>>8)*6/10) }
+	return color.RGBA{tint(r), tint(g), tint(b), 255}
 }
 
-func linesPlot(title string, series []Series) (string, error) {
-	p := newTimePlot(title, series[0].YLabel)
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), vg.Points(-4)
-	if err := addLines(p, series, true, nil); err != nil {
-		return "", err
+func linesPlot(title string, series []Series) (plotFigure, error) {
+	p := newTimePlot("simulated time", series[0].YLabel)
+	legend, err := addLines(p, series, nil)
+	if err != nil {
+		return plotFigure{}, err
 	}
-	// Room above the lines for the legend.
-	p.Y.Max = math.Max(p.Y.Max*(1.1+0.08*float64(len(series))), 1)
-	return svg(p, 7, 3.5)
+	p.Y.Max = math.Max(p.Y.Max*1.05, 1)
+	s, err := svg(p, 7, 3.5)
+	return plotFigure{title: title, legend: legend, svg: s}, err
 }
 
-// panelsPlot draws a grid of panels, four to a row, with the same axes,
-// the legend once above them.
-func panelsPlot(g *seriesGroup) (string, error) {
-	cols := min(4, len(g.panels))
-	panelW, panelH := 2.25, 2.2
-	if len(g.panels) > 8 {
-		cols, panelW, panelH = 8, 1.6, 1.5
-	}
-	rows := (len(g.panels) + cols - 1) / cols
-	grid := make([][]*plot.Plot, rows)
+// Panels of a grid: small multiples, one SVG each, that the page lays
+// out in as many columns as fit (CSS grid), so that a 96-core host
+// wraps into rows instead of widening the page. Grids of more panels
+// than panelsOpen (a 32-core host and its devices fit) start folded.
+const (
+	panelW, panelH = 2.2, 1.5 // inches
+	panelsOpen     = 48
+)
+
+// panelsPlot draws a group's panels with one y scale, so that panels
+// compare at a glance, and the legend once for all.
+func panelsPlot(g *seriesGroup) (plotFigure, error) {
+	f := plotFigure{title: g.title, collapsed: len(g.panels) > panelsOpen}
+	colour, legend := legendOf(g)
+	f.legend = legend
 	yMax := 0.0
-	legend, colour, entries := legendOf(g)
+	plots := make([]*plot.Plot, len(g.panels))
 	for i, name := range g.panels {
 		lines := g.lines[name]
-		p := newTimePlot(name, lines[0].YLabel)
-		p.Title.TextStyle.Font.Size = vg.Points(10)
-		if i%cols != 0 {
-			p.Y.Label.Text = ""
-		}
-		p.X.Label.Text = "simulated s"
-		if i/cols != rows-1 {
-			p.X.Label.Text = ""
-		}
-		if err := addLines(p, lines, false, colour); err != nil {
-			return "", err
+		p := newTimePlot("", "")
+		p.X.Tick.Label.Font.Size = vg.Points(8)
+		p.Y.Tick.Label.Font.Size = vg.Points(8)
+		if _, err := addLines(p, lines, colour); err != nil {
+			return plotFigure{}, err
 		}
 		yMax = math.Max(yMax, p.Y.Max)
 		if c := lines[0].Ceiling; c > 0 {
 			yMax = math.Min(yMax, c)
 		}
-		grid[i/cols] = append(grid[i/cols], p)
+		plots[i] = p
+		if i == 0 {
+			f.axes = "Each panel: " + lines[0].YLabel + " over simulated time, all on one scale."
+		}
 	}
-	// One scale for every panel, so panels compare at a glance.
 	yMax = math.Max(yMax, 1)
-	for i := range grid {
-		for _, p := range grid[i] {
-			p.Y.Max = yMax
+	for i, p := range plots {
+		p.Y.Max = yMax
+		s, err := svg(p, panelW, panelH)
+		if err != nil {
+			return plotFigure{}, err
 		}
-		for len(grid[i]) < cols {
-			grid[i] = append(grid[i], nil)
-		}
+		f.panels = append(f.panels, panel{caption: g.panels[i], svg: s})
 	}
-	// The header holds the title and the legend, one entry per line.
-	headIn := 0.35 + 0.2*float64(entries)
-	wIn, hIn := panelW*float64(cols)+0.5, headIn+panelH*float64(rows)
-	c := vgsvg.New(vg.Length(wIn)*vg.Inch, vg.Length(hIn)*vg.Inch)
-	dc := draw.New(c)
-	head := vg.Length(headIn) * vg.Inch
-	title := plot.New()
-	title.HideAxes()
-	title.Title.Text = g.title
-	title.Legend = legend
-	title.Draw(draw.Crop(dc, 0, 0, dc.Max.Y-dc.Min.Y-head, 0))
-	body := draw.Crop(dc, 0, 0, 0, -head)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 2, PadY: vg.Millimeter * 2,
-		PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
-	canvases := plot.Align(grid, tiles, body)
-	for i := range grid {
-		for j, p := range grid[i] {
-			if p != nil {
-				p.Draw(canvases[i][j])
-			}
-		}
-	}
-	return svgText(c)
+	return f, nil
 }
 
 // legendOf is one legend entry per line name of the group, and the
 // colour each name has in every panel.
-func legendOf(g *seriesGroup) (plot.Legend, func(string) color.Color, int) {
-	l := plot.NewLegend()
-	l.Top = true
-	l.TextStyle.Font.Size = vg.Points(10)
-	l.Padding = vg.Points(3)
+func legendOf(g *seriesGroup) (func(string) color.Color, []legendEntry) {
 	index := map[string]int{}
+	var legend []legendEntry
 	for _, name := range g.panels {
 		for _, s := range g.lines[name] {
 			if _, seen := index[s.Line]; seen {
 				continue
 			}
 			index[s.Line] = len(index)
-			sw, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
-			sw.Color = palette(index[s.Line])
-			sw.Width = vg.Points(4)
-			l.Add(s.Line, sw)
+			c := palette(index[s.Line])
+			if s.Stacked {
+				c = fade(c)
+			}
+			legend = append(legend, legendEntry{s.Line, css(c)})
 		}
 	}
-	return l, func(line string) color.Color { return palette(index[line]) }, len(index)
+	return func(line string) color.Color { return palette(index[line]) }, legend
 }

@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/savanna-sim/savanna/rig/scenario"
@@ -16,6 +17,13 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(base))
 	f.Add([]byte(base + "variants:\n  v: {links.0.loss: 0.1, \"hosts.server.apps[0].core\": 3}\n"))
 	f.Add([]byte("version: 1\nname: x\nhosts: {a: {machine: {sockets: 1}}}\n"))
+	// The hostile files of issue 17 (alias bomb, limits, cost files).
+	hostile, _ := filepath.Glob("../../cmd/simrun/testdata/hostile/*.yaml")
+	for _, p := range hostile {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = scenario.Parse("fuzz.yaml", data)
 	})

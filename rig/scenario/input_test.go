@@ -117,8 +117,12 @@ var _ = Describe("bad input", func() {
 		Expect(err).To(MatchError(`t.yaml:9:41: key "hosts.server.nics[0].ip": address 10.0.0.1 is also on client.eth0 (hosts.client.nics[0].ip); each NIC needs its own`))
 	})
 
-	It("refuses spans the engine's clock cannot step", func() {
+	It("refuses spans over the limit, at their key (issue 17, finding 9)", func() {
 		err := parse(strings.Replace(withQAT, "duration: 10ms", "duration: 2000000h", 1))
-		Expect(err).To(MatchError(ContainSubstring(`key "duration": 2000000h0m0s is longer than`)))
+		Expect(err).To(MatchError(HavePrefix(`t.yaml:3:1: key "duration": 2000000h0m0s, over the limit of 1h0m0s`)))
+		err = parse(strings.Replace(withQAT, "warmup: 2ms", "warmup: 3601s", 1))
+		Expect(err).To(MatchError(HavePrefix(`t.yaml:4:1: key "warmup": 1h0m1s, over the limit of 1h0m0s`)))
+		err = parse(withQAT + "variants:\n  long: {duration: 1000h}\n")
+		Expect(err).To(MatchError(HavePrefix(`variant long: t.yaml:25:10: key "duration": 1000h0m0s, over the limit of 1h0m0s`)))
 	})
 })

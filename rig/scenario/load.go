@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,6 +30,10 @@ type Scenario struct {
 	Variants []*Variant
 
 	doc *yaml.Node
+	// dir and allowed are the folders (resolved) the files the scenario
+	// names may be read from (ResolveFile).
+	dir     string
+	allowed []string
 }
 
 // Variant is the file with one variant's overrides applied.
@@ -47,18 +50,40 @@ type Variant struct {
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Load reads and validates a scenario file.
-func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+func Load(path string) (*Scenario, error) { return LoadWith(path, Options{}) }
+
+// LoadWith is Load with options. A file larger than MaxFileBytes is
+// refused without reading it further.
+func LoadWith(path string, opts Options) (*Scenario, error) {
+	data, err := readLimited(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, opts)
 }
 
 // Parse validates a scenario file's bytes; path names it in errors.
-func Parse(path string, data []byte) (*Scenario, error) {
+func Parse(path string, data []byte) (*Scenario, error) { return ParseWith(path, data, Options{}) }
+
+// ParseWith is Parse with options.
+func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes, over the limit of %d (MaxFileBytes; docs/scenarios.md, Limits)", path, len(data), MaxFileBytes)
+	}
+	dir, allowed, err := folders(path, opts.AllowPaths)
+	if err != nil {
+		return nil, err
+	}
+	// yamlstrict.Parse bounds the nodes reached through aliases before
+	// anything walks the tree.
 	doc, err := yamlstrict.Parse(path, data)
 	if err != nil {
+		return nil, err
+	}
+	// The limits are checked on the nodes before the strict decoder
+	// decodes them: decoding a list of a million pages costs what the
+	// limit is there to refuse.
+	if err := checkLimits(path, doc); err != nil {
 		return nil, err
 	}
 	var f File
@@ -66,8 +91,11 @@ func Parse(path string, data []byte) (*Scenario, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	s := &Scenario{Path: path, Hash: hex.EncodeToString(sum[:]), File: &f, doc: doc}
+	s := &Scenario{Path: path, Hash: hex.EncodeToString(sum[:]), File: &f, doc: doc, dir: dir, allowed: allowed}
 	if err := validate(path, doc, &f); err != nil {
+		return nil, err
+	}
+	if err := s.checkFiles(path, doc, &f); err != nil {
 		return nil, err
 	}
 	vars, err := variantOverrides(path, &f.Variants)
@@ -88,6 +116,12 @@ func Parse(path string, data []byte) (*Scenario, error) {
 			}
 			names = append(names, o.path)
 		}
+		if err := yamlstrict.CheckAliases(path, vdoc, yamlstrict.MaxAliasNodes); err != nil {
+			return nil, fmt.Errorf("variant %s: %w", v.name, err)
+		}
+		if err := checkLimits(path, vdoc); err != nil {
+			return nil, fmt.Errorf("variant %s: %w", v.name, err)
+		}
 		var vf File
 		if err := yamlstrict.DecodeNode(path, vdoc, &vf); err != nil {
 			return nil, fmt.Errorf("variant %s: %w", v.name, err)
@@ -95,9 +129,31 @@ func Parse(path string, data []byte) (*Scenario, error) {
 		if err := validate(path, vdoc, &vf); err != nil {
 			return nil, fmt.Errorf("variant %s: %w", v.name, err)
 		}
+		if err := s.checkFiles(path, vdoc, &vf); err != nil {
+			return nil, fmt.Errorf("variant %s: %w", v.name, err)
+		}
 		s.Variants = append(s.Variants, &Variant{Name: v.name, File: &vf, Overrides: names, doc: vdoc, path: path})
 	}
 	return s, nil
+}
+
+// checkFiles resolves every file a (variant's) document names, so that
+// validate refuses one outside the allowed folders at its key. The cost
+// file is the only one: captures are written into --out under names made
+// of identifiers.
+func (s *Scenario) checkFiles(path string, doc *yaml.Node, f *File) error {
+	for _, hn := range sortedHostNames(f) {
+		c := f.Hosts[hn].Cost
+		if c == nil || c.File == "" {
+			continue
+		}
+		if _, err := s.ResolveFile(c.File); err != nil {
+			key := "hosts." + hn + ".cost.file"
+			line, col := locate(doc, key)
+			return &yamlstrict.Error{File: path, Line: line, Col: col, Key: key, Msg: err.Error()}
+		}
+	}
+	return nil
 }
 
 // Errorf returns an error located at key path key of the file as

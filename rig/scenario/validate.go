@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -113,6 +112,9 @@ func validate(path string, doc *yaml.Node, f *File) error {
 	if err := validateTargets(f, addrs, errAt); err != nil {
 		return err
 	}
+	if err := checkTotals(f, errAt); err != nil {
+		return err
+	}
 	for i, l := range f.Links {
 		lk := fmt.Sprintf("links[%d]", i)
 		if len(l.Ends) != 2 {
@@ -183,12 +185,6 @@ func validate(path string, doc *yaml.Node, f *File) error {
 	return nil
 }
 
-// maxSpan bounds the simulated time of a run's warm-up and of its
-// measured phase: the rig steps each in even fractions, which must not
-// overflow the engine's clock, and no run of that length could finish
-// in wall time anyway.
-const maxSpan = 1000 * time.Hour
-
 type errAtFunc func(key, format string, args ...any) error
 
 // validateSpan checks warmup and duration. An absent duration takes
@@ -204,12 +200,8 @@ func validateSpan(doc *yaml.Node, f *File, errAt errAtFunc) error {
 	if f.Duration == 0 && present(doc, "duration") {
 		return errAt("duration", "a measured phase of 0s measures nothing; give a duration such as 1s, or leave the key out for the default %v", DefaultDuration)
 	}
-	if f.Warmup > maxSpan {
-		return errAt("warmup", "%v is longer than %v, the most simulated time a run's warmup may take", f.Warmup, maxSpan)
-	}
-	if f.Duration > maxSpan {
-		return errAt("duration", "%v is longer than %v, the most simulated time a run's duration may take", f.Duration, maxSpan)
-	}
+	// MaxDuration and MaxWarmup are checked with the other limits, on
+	// the nodes (checkLimits).
 	return nil
 }
 

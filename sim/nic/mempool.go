@@ -8,9 +8,12 @@ import (
 
 // Mempool is an mbuf pool built as rte_pktmbuf_pool_create builds one: a
 // fixed number of mbufs of a fixed data room, on one NUMA node, in
-// hugepage memory taken from an hw.HugeMemory. The bytes are one Go slab
-// sliced into the mbufs' buffers, so a pool costs two allocations
-// whatever its size, and Get and Put allocate nothing.
+// hugepage memory taken from an hw.HugeMemory. The hugepage region is
+// taken whole when the pool is made, as DPDK's is; the Go bytes behind
+// it are allocated a slab of slabMbufs mbufs at a time, the first time
+// Get hands out an mbuf of the slab, so a pool that a run (or simrun
+// validate, which runs nothing) never fills costs little real memory.
+// Once a slab is made, Get and Put allocate nothing.
 //
 // A Mempool is not safe for concurrent use; like a DPDK pool used without
 // a per-lcore cache from one lcore, it belongs to one thread of the
@@ -75,11 +78,9 @@ func NewMempool(name string, n, dataRoom, node int, mem hw.HugeMemory) (*Mempool
 		inPool: make([]bool, n),
 		free:   make([]*hw.Mbuf, 0, n),
 	}
-	slab := make([]byte, n*dataRoom)
 	// Push in reverse so that Get hands out mbuf 0 first.
 	for i := n - 1; i >= 0; i-- {
 		m := &p.mbufs[i]
-		m.Buf = slab[i*dataRoom : (i+1)*dataRoom : (i+1)*dataRoom]
 		m.Pool = p
 		m.Handle = uintptr(i + 1)
 		p.inPool[i] = true
@@ -87,6 +88,21 @@ func NewMempool(name string, n, dataRoom, node int, mem hw.HugeMemory) (*Mempool
 	}
 	p.stats.Size = n
 	return p, nil
+}
+
+// slabMbufs is how many mbufs' buffers are allocated together: at the
+// default 2176-byte data room, a little over 1 MiB a slab.
+const slabMbufs = 512
+
+// backSlab gives the mbufs of the slab that holds mbuf i their buffers.
+func (p *Mempool) backSlab(i int) {
+	first := i / slabMbufs * slabMbufs
+	last := min(first+slabMbufs, len(p.mbufs))
+	slab := make([]byte, (last-first)*p.dataRoom)
+	for j := first; j < last; j++ {
+		off := (j - first) * p.dataRoom
+		p.mbufs[j].Buf = slab[off : off+p.dataRoom : off+p.dataRoom]
+	}
 }
 
 // Name implements hw.Mempool.
@@ -111,6 +127,9 @@ func (p *Mempool) Get() *hw.Mbuf {
 	m := p.free[n-1]
 	p.free = p.free[:n-1]
 	p.inPool[m.Handle-1] = false
+	if m.Buf == nil {
+		p.backSlab(int(m.Handle) - 1)
+	}
 	m.Reset()
 	m.RefCnt = 1
 	p.stats.Gets++
