@@ -5,6 +5,7 @@
 //	simrun validate FILE                     check a scenario without running it
 //	simrun list                              bundled scenarios and app kinds
 //	simrun topo [PRESET|host] [--json]       a machine's NUMA layout
+//	simrun serve ... / simrun ctl show       the stack live, and a look inside
 //	simrun version                           Savanna's version
 //
 // Exit codes of run: 0 every expectation held, 1 an expectation failed
@@ -35,6 +36,9 @@ Usage:
   simrun reproduce [--out FILE]
   simrun serve --tap NAME --ip CIDR --app kv|echo --port N [--cores K] [--mac M]
   simrun serve --backend dpdk --eal "ARGS" --ip CIDR --app kv|echo --port N [--cores K]
+               [--metrics ADDR] [--ctl PATH|none] [--log-level LEVEL]
+  simrun ctl [--socket PATH] [--json] show [--rate [--count N] | --conn | --latency | --xstats]
+  simrun ctl [--socket PATH] set loglevel debug|info|warn|error
   simrun version
 
 FILE is a scenario file; NAME is a bundled scenario (simrun list shows them).
@@ -68,6 +72,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdReproduce(args[1:], stdout, stderr)
 	case "serve":
 		return cmdServe(args[1:], stdout, stderr)
+	case "ctl":
+		return cmdCtl(args[1:], stdout, stderr)
 	case "version", "--version":
 		return cmdVersion(stdout)
 	case "help", "-h", "--help":

@@ -21,6 +21,9 @@ type Options struct {
 	// buffers, as Gazelle's per-socket rings sit in front of lwIP's.
 	RxRing int `yaml:"rx_ring"`
 	TxRing int `yaml:"tx_ring"`
+	// Latency, when set, records every connection's read latency (see
+	// ReadLatency); nil records nothing and costs nothing.
+	Latency *ReadLatency `yaml:"-"`
 }
 
 // DefaultRing is the default ring size.
@@ -60,6 +63,11 @@ type Conn struct {
 	la, ra tcp.Addr
 
 	rx, tx *byteRing
+	// lat records read latency (nil: off); rxAt is the lcore clock
+	// (nanoseconds) when bytes last went into an empty receive ring,
+	// 0 before any.
+	lat  *ReadLatency
+	rxAt atomic.Int64
 	// rdSig and wrSig wake a blocked Read or Write: readiness, an
 	// expired deadline and Close all signal them (one channel each, so a
 	// blocked call parks on one channel only).
@@ -90,7 +98,7 @@ type Conn struct {
 
 func newConn(lc *rt.Lcore, o Options) *Conn {
 	o = o.withDefaults()
-	c := &Conn{lc: lc, rx: newByteRing(o.RxRing), tx: newByteRing(o.TxRing),
+	c := &Conn{lc: lc, rx: newByteRing(o.RxRing), tx: newByteRing(o.TxRing), lat: o.Latency,
 		rdSig: make(chan struct{}, 1), wrSig: make(chan struct{}, 1)}
 	c.task = rt.NewTask(c.service)
 	return c
@@ -116,12 +124,28 @@ func (c *Conn) receive(p []byte) int {
 		return 0
 	}
 	c.rx.reserve(len(p))
+	empty := c.rx.length() == 0
 	n := c.rx.write(p)
 	if n > 0 {
 		c.direct = true
+		c.stampRx(empty)
 	}
 	return n
 }
+
+// stampRx notes when bytes went into a receive ring that was empty: the
+// start of the wait ReadLatency measures (lcore only).
+func (c *Conn) stampRx(wasEmpty bool) {
+	if c.lat != nil && wasEmpty {
+		c.rxAt.Store(max(int64(c.lc.Now()), 1))
+	}
+}
+
+// RingBytes returns the bytes waiting in the connection's receive ring
+// (for the application to read) and send ring (for the lcore to move
+// into TCP): the part of its queues TCP does not see. It implements
+// rt.RingReporter for socket listings; safe from any goroutine.
+func (c *Conn) RingBytes() (rx, tx int) { return c.rx.length(), c.tx.length() }
 
 func signal(ch chan struct{}) {
 	select {
@@ -253,9 +277,11 @@ func (c *Conn) pullRx() {
 			c.rxStall.Store(false)
 			continue
 		}
+		empty := c.rx.length() == 0
 		n, err := c.tc.Read(w)
 		if n > 0 {
 			c.rx.commit(n)
+			c.stampRx(empty)
 			got = true
 		}
 		if err == io.EOF {
@@ -305,6 +331,11 @@ func (c *Conn) Read(p []byte) (int, error) {
 			return 0, nil
 		}
 		if n := c.rx.read(p); n > 0 {
+			if c.lat != nil {
+				if at := c.rxAt.Load(); at > 0 {
+					c.lat.record(c.lc.ID(), c.lc.Now()-time.Duration(at))
+				}
+			}
 			if c.rxStall.Load() && c.rxStall.CompareAndSwap(true, false) {
 				c.lc.Kick(c.task)
 			}

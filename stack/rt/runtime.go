@@ -217,35 +217,4 @@ type Snapshot struct {
 // Snapshot collects the counters, asking running lcores for theirs (so
 // nothing is read while an lcore writes it) and reading stopped ones
 // directly.
-func (r *Runtime) Snapshot() Snapshot {
-	s := Snapshot{Lcores: make([]LcoreSnapshot, len(r.lcores))}
-	for i, lc := range r.lcores {
-		take := func(lc *Lcore) {
-			s.Lcores[i] = LcoreSnapshot{Lcore: lc.id, Driver: lc.stats, Stack: lc.inst.Stats(),
-				Iface: lc.inst.Iface().Stats(), TCP: lc.inst.TCP().Stats(), Conns: lc.inst.TCP().NumConns()}
-		}
-		if !r.started.Load() {
-			take(lc)
-			continue
-		}
-		done := make(chan struct{})
-		if err := lc.Submit(func(lc *Lcore) { take(lc); close(done) }); err == nil {
-			select {
-			case <-done:
-				continue
-			case <-lc.done:
-			}
-		}
-		<-lc.done
-		select {
-		case <-done:
-		default:
-			take(lc)
-		}
-	}
-	s.Port = r.dev.Stats()
-	s.Pool = r.pool.Stats()
-	s.ARPCopyDrops = arpCopyDrops(r.lcores)
-	s.TCPMem = r.mem.Stats()
-	return s
-}
+func (r *Runtime) Snapshot() Snapshot { return r.Survey(false).Snapshot }

@@ -1,0 +1,130 @@
+package livetest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DialInNetns opens a TCP connection to addr from inside ns.
+func DialInNetns(ns, addr string, timeout time.Duration) (net.Conn, error) {
+	var c net.Conn
+	err := InNetns(ns, func() error {
+		var err error
+		c, err = net.DialTimeout("tcp", addr, timeout)
+		return err
+	})
+	return c, err
+}
+
+// HTTPGetInNetns fetches url (http://host:port/...) from inside ns and
+// returns the body of a 200 answer. The connection is made on the
+// namespace's thread; net/http would dial from another goroutine, so the
+// request is written by hand.
+func HTTPGetInNetns(ns, url string, timeout time.Duration) (string, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	req.Close = true
+	c, err := DialInNetns(ns, req.URL.Host, timeout)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(timeout))
+	if err := req.Write(c); err != nil {
+		return "", err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	if _, err := bufio.NewReader(resp.Body).WriteTo(&b); err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return b.String(), fmt.Errorf("GET %s: %s: %s", url, resp.Status, b.String())
+	}
+	return b.String(), nil
+}
+
+// Proc is a program started in a namespace, its output collected; it
+// runs for at most the time it was started with.
+type Proc struct {
+	cmd    *exec.Cmd
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	out    strings.Builder
+	exited chan struct{}
+	err    error
+	once   sync.Once
+}
+
+// Write collects the program's output.
+func (p *Proc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.Write(b)
+}
+
+// StartInNetns starts a program inside ns (ip netns exec) that is killed
+// if still running after limit.
+func StartInNetns(ns string, limit time.Duration, name string, args ...string) (*Proc, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	p := &Proc{cancel: cancel, exited: make(chan struct{})}
+	p.cmd = exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, name}, args...)...)
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	if err := p.cmd.Start(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// Output returns what the program printed so far.
+func (p *Proc) Output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// Wait waits for the program to end by itself and returns its error.
+func (p *Proc) Wait() error {
+	<-p.exited
+	return p.err
+}
+
+// Stop ends the program, by its PID: SIGTERM, then SIGKILL after 10 s.
+// It returns the program's error; only the first call signals.
+func (p *Proc) Stop() error {
+	p.once.Do(func() {
+		select {
+		case <-p.exited:
+			return
+		default:
+		}
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(10 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	p.cancel()
+	return p.err
+}
