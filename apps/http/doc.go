@@ -16,4 +16,12 @@
 // The HTTP code is a deliberately small subset: request line, headers,
 // Content-Length bodies, keep-alive. It is real protocol code: what it
 // sends, curl and wrk accept.
+//
+// Both parsers resume: a connection keeps the parse state of the message
+// still arriving (how far the header's end was searched for, then what
+// the header said), so a message delivered in k pieces costs work linear
+// in its size and k, however it is cut. A header (start line to blank
+// line) beyond 16 KiB is refused whatever pieces it comes in, a body
+// beyond 64 MiB by its Content-Length, both before anything is allocated
+// for them.
 package http

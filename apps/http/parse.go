@@ -3,10 +3,12 @@ package http
 import (
 	"bytes"
 	"errors"
-	"strconv"
 )
 
-// Limits on what a peer may send before the message is refused.
+// Limits on what a peer may send before the message is refused. A header
+// (request or status line, fields and the blank line that ends them) of
+// more than maxHeaderBytes is refused whatever it is cut into, so that
+// the verdict does not depend on how the bytes arrived.
 const (
 	maxHeaderBytes = 16 << 10
 	maxBodyBytes   = 64 << 20
@@ -18,108 +20,89 @@ var (
 	errTooLarge   = errors.New("http: header too large")
 )
 
-// request is what the server needs of a request.
-type request struct {
-	method, path []byte
-	gzip         bool // the client accepts gzip
-	close        bool // Connection: close, or HTTP/1.0 without keep-alive
-	length       int  // bytes of the request, header and body
+var headerEnd = []byte("\r\n\r\n")
+
+// headScan looks for the end of a header in a message that grows between
+// calls (the same message, more of it each time). It remembers how far it
+// has looked, so that a header delivered in k pieces is searched in
+// O(size + k), not O(size * k) as a search from byte 0 each time would.
+type headScan struct {
+	scanned int // bytes of the message searched without finding the end
 }
 
-// parseRequest parses one request at the start of b.
-func parseRequest(b []byte) (request, error) {
-	end := bytes.Index(b, []byte("\r\n\r\n"))
-	if end < 0 {
-		if len(b) > maxHeaderBytes {
-			return request{}, errTooLarge
-		}
-		return request{}, errIncomplete
+// find returns the offset of the "\r\n\r\n" ending the header at the start
+// of b. The header must end within maxHeaderBytes: beyond, errTooLarge.
+// work counts the bytes examined.
+func (s *headScan) find(b []byte, work *uint64) (int, error) {
+	lim := min(len(b), maxHeaderBytes)
+	// The terminator may straddle the previous end: look again at its
+	// last three bytes.
+	from := min(max(0, s.scanned-(len(headerEnd)-1)), lim)
+	*work += uint64(lim - from)
+	if i := bytes.Index(b[from:lim], headerEnd); i >= 0 {
+		return from + i, nil
 	}
-	head := b[:end]
-	line, rest, _ := bytes.Cut(head, []byte("\r\n"))
-	parts := bytes.Fields(line)
-	if len(parts) != 3 || !bytes.HasPrefix(parts[2], []byte("HTTP/1.")) {
-		return request{}, errMalformed
+	s.scanned = lim
+	if len(b) >= maxHeaderBytes {
+		return -1, errTooLarge
 	}
-	r := request{method: parts[0], path: parts[1], close: bytes.Equal(parts[2], []byte("HTTP/1.0"))}
-	body := 0
-	for len(rest) > 0 {
-		var h []byte
-		h, rest, _ = bytes.Cut(rest, []byte("\r\n"))
-		name, value, ok := bytes.Cut(h, []byte(":"))
-		if !ok {
-			return request{}, errMalformed
-		}
-		value = bytes.TrimSpace(value)
-		switch {
-		case bytes.EqualFold(name, []byte("Accept-Encoding")):
-			r.gzip = bytes.Contains(bytes.ToLower(value), []byte("gzip"))
-		case bytes.EqualFold(name, []byte("Connection")):
-			if bytes.EqualFold(value, []byte("close")) {
-				r.close = true
-			} else if bytes.EqualFold(value, []byte("keep-alive")) {
-				r.close = false
-			}
-		case bytes.EqualFold(name, []byte("Content-Length")):
-			n, err := strconv.Atoi(string(value))
-			if err != nil || n < 0 || n > maxBodyBytes {
-				return request{}, errMalformed
-			}
-			body = n
-		}
-	}
-	r.length = end + 4 + body
-	if len(b) < r.length {
-		return request{}, errIncomplete
-	}
-	return r, nil
+	return -1, errIncomplete
 }
 
-// response is what the client needs of a response.
-type response struct {
-	status int
-	length int // bytes of the response, header and body
-	body   int
+// span is a field of the start line, as offsets into the message: offsets
+// stay true when the buffer holding the message is moved or grown between
+// calls, where slices of it would not.
+type span struct{ start, end int }
+
+func (s span) of(b []byte) []byte { return b[s.start:s.end] }
+
+// isLineSpace reports the bytes a start line's words may be separated by:
+// RFC 9112 section 3 lets a recipient treat SP, HTAB, VT, FF and a bare
+// CR as the separator.
+func isLineSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'
 }
 
-// parseResponse parses one response (with Content-Length) at the start
-// of b.
-func parseResponse(b []byte) (response, error) {
-	end := bytes.Index(b, []byte("\r\n\r\n"))
-	if end < 0 {
-		if len(b) > maxHeaderBytes {
-			return response{}, errTooLarge
+// lineWords splits the start line b[:end] into at most len(out) words and
+// returns how many it found (more than len(out) is reported as
+// len(out)+1).
+func lineWords(b []byte, end int, out []span) int {
+	n := 0
+	for i := 0; i < end; {
+		for i < end && isLineSpace(b[i]) {
+			i++
 		}
-		return response{}, errIncomplete
+		if i == end {
+			break
+		}
+		j := i
+		for j < end && !isLineSpace(b[j]) {
+			j++
+		}
+		if n == len(out) {
+			return n + 1
+		}
+		out[n] = span{i, j}
+		n++
+		i = j
 	}
-	line, rest, _ := bytes.Cut(b[:end], []byte("\r\n"))
-	parts := bytes.Fields(line)
-	if len(parts) < 2 || !bytes.HasPrefix(parts[0], []byte("HTTP/1.")) {
-		return response{}, errMalformed
+	return n
+}
+
+// contentLength parses a Content-Length value (RFC 9110 section 8.6:
+// 1*DIGIT) no larger than maxBodyBytes, without allocating.
+func contentLength(v []byte) (int, bool) {
+	if len(v) == 0 {
+		return 0, false
 	}
-	status, err := strconv.Atoi(string(parts[1]))
-	if err != nil {
-		return response{}, errMalformed
-	}
-	r := response{status: status, body: -1}
-	for len(rest) > 0 {
-		var h []byte
-		h, rest, _ = bytes.Cut(rest, []byte("\r\n"))
-		name, value, ok := bytes.Cut(h, []byte(":"))
-		if ok && bytes.EqualFold(name, []byte("Content-Length")) {
-			n, err := strconv.Atoi(string(bytes.TrimSpace(value)))
-			if err != nil || n < 0 || n > maxBodyBytes {
-				return response{}, errMalformed
-			}
-			r.body = n
+	n := 0
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if n = n*10 + int(c-'0'); n > maxBodyBytes {
+			return 0, false
 		}
 	}
-	if r.body < 0 {
-		return response{}, errMalformed // this client needs Content-Length
-	}
-	r.length = end + 4 + r.body
-	if len(b) < r.length {
-		return response{}, errIncomplete
-	}
-	return r, nil
+	return n, true
 }

@@ -135,10 +135,13 @@ type worker struct {
 }
 
 type httpConn struct {
-	c      *tcp.Conn
-	w      *worker // the worker that accepted it
-	in     []byte
-	out    []byte
+	c   *tcp.Conn
+	w   *worker // the worker that accepted it
+	in  []byte
+	out []byte
+	// parser holds the parse state of the request at the start of in,
+	// kept while it arrives.
+	parser requestParser
 	closed bool // dropped: its last events are ignored
 }
 
@@ -320,7 +323,7 @@ func (st *site) handle(m hw.Meter, w *worker, hc *httpConn) bool {
 	s := st.s
 	off := 0
 	for off < len(hc.in) {
-		req, err := parseRequest(hc.in[off:])
+		req, err := hc.parser.parse(hc.in[off:])
 		if errors.Is(err, errIncomplete) {
 			break
 		}
@@ -338,8 +341,19 @@ func (st *site) handle(m hw.Meter, w *worker, hc *httpConn) bool {
 		m.Charge(hw.CostAppNanos, int64(s.cfg.RequestCPU))
 		hc.out = st.respond(w, hc.out, req)
 	}
-	hc.in = append(hc.in[:0], hc.in[off:]...)
+	hc.in = consume(hc.in, off, &hc.parser.work)
 	return true
+}
+
+// consume drops the first off bytes of in, moving the rest to its start.
+// Nothing moves while no message was taken, so a message arriving in
+// pieces is not copied once per piece. work counts the bytes moved.
+func consume(in []byte, off int, work *uint64) []byte {
+	if off == 0 {
+		return in
+	}
+	*work += uint64(len(in) - off)
+	return append(in[:0], in[off:]...)
 }
 
 func (st *site) respond(w *worker, out []byte, req request) []byte {

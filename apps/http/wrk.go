@@ -89,6 +89,9 @@ type wrkConn struct {
 	sentAt  time.Duration // when the request in flight was (or should have been) sent
 	next    time.Duration // open loop: when the next request is due
 	in, out []byte
+	// parser holds the parse state of the response at the start of in,
+	// kept while it arrives.
+	parser responseParser
 }
 
 // NewWrk returns a generator on in against remote; port picks local ports
@@ -287,17 +290,29 @@ func (w *Wrk) receive(m hw.Meter, wc *wrkConn) {
 		w.redial(m, wc)
 		return
 	}
+	if !w.consume(m, wc) {
+		return
+	}
+	if eof {
+		w.redial(m, wc) // the server closed the keep-alive connection
+	}
+}
+
+// consume takes the responses received on wc; false if the connection
+// was replaced because one was malformed.
+func (w *Wrk) consume(m hw.Meter, wc *wrkConn) bool {
+	off := 0
 	for wc.busy {
-		r, err := parseResponse(wc.in)
+		r, err := wc.parser.parse(wc.in[off:])
 		if errors.Is(err, errIncomplete) {
 			break
 		}
 		if err != nil {
 			w.stats.SocketErrors++
 			w.redial(m, wc)
-			return
+			return false
 		}
-		wc.in = append(wc.in[:0], wc.in[r.length:]...)
+		off += r.length
 		wc.busy = false
 		w.stats.Requests++
 		w.stats.BytesRead += uint64(r.length)
@@ -311,7 +326,6 @@ func (w *Wrk) receive(m hw.Meter, wc *wrkConn) {
 		}
 		w.lat.Record(m.Now() - wc.sentAt)
 	}
-	if eof {
-		w.redial(m, wc) // the server closed the keep-alive connection
-	}
+	wc.in = consume(wc.in, off, &wc.parser.work)
+	return true
 }

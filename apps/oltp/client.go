@@ -246,6 +246,9 @@ type terminal struct {
 	resume time.Duration // end of a keying or think pause
 	rbuf   []byte
 	wbuf   []byte
+	// resp holds the parse state of the response at the start of rbuf,
+	// kept while it arrives.
+	resp responseParser
 }
 
 // Site is the client's event loop on one instance.
@@ -401,7 +404,7 @@ func (s *Site) receive(m hw.Meter, t *terminal) {
 	}
 	off := 0
 	for off < len(t.rbuf) {
-		r, n, err := ParseResponse(t.rbuf[off:])
+		r, n, err := t.resp.parse(t.rbuf[off:])
 		if errors.Is(err, ErrIncomplete) {
 			break
 		}
@@ -414,7 +417,10 @@ func (s *Site) receive(m hw.Meter, t *terminal) {
 		off += n
 		s.answered(m, t, r)
 	}
-	t.rbuf = append(t.rbuf[:0], t.rbuf[off:]...)
+	if off > 0 { // nothing moves while a response is still arriving
+		t.resp.work += uint64(len(t.rbuf) - off)
+		t.rbuf = append(t.rbuf[:0], t.rbuf[off:]...)
+	}
 	if eof {
 		s.fail(m, t)
 	}

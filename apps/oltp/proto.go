@@ -250,61 +250,6 @@ type Response struct {
 	ErrorCode uint16
 }
 
-// ParseResponse parses the response at the start of b (an OK, an ERR or
-// a whole text result set) and returns its length. A response not yet
-// whole is ErrIncomplete.
-func ParseResponse(b []byte) (Response, int, error) {
-	p, off, err := ParsePacket(b)
-	if err != nil {
-		return Response{}, 0, err
-	}
-	pl := p.Payload()
-	if len(pl) == 0 {
-		return Response{}, 0, fmt.Errorf("%w: empty response packet", ErrMalformed)
-	}
-	switch pl[0] {
-	case respOK:
-		return Response{Kind: ResponseOK}, off, nil
-	case respERR:
-		if len(pl) < 3 {
-			return Response{}, 0, fmt.Errorf("%w: ERR packet of %d bytes", ErrMalformed, len(pl))
-		}
-		return Response{Kind: ResponseError, ErrorCode: binary.LittleEndian.Uint16(pl[1:3])}, off, nil
-	}
-	cols, n, err := ParseLenEnc(pl)
-	if err != nil || n != len(pl) || cols == 0 || cols > 4096 {
-		return Response{}, 0, fmt.Errorf("%w: bad column count", ErrMalformed)
-	}
-	r := Response{Kind: ResponseResultSet, Columns: int(cols)}
-	// Column definitions, then an EOF.
-	for i := 0; i <= r.Columns; i++ {
-		p, n, err := ParsePacket(b[off:])
-		if err != nil {
-			return Response{}, 0, err
-		}
-		off += n
-		if i == r.Columns && !isEOF(p) {
-			return Response{}, 0, fmt.Errorf("%w: no EOF after %d column definitions", ErrMalformed, r.Columns)
-		}
-	}
-	// Rows until the closing EOF (or an ERR that ends the set early).
-	for {
-		p, n, err := ParsePacket(b[off:])
-		if err != nil {
-			return Response{}, 0, err
-		}
-		off += n
-		if isEOF(p) {
-			return r, off, nil
-		}
-		if pl := p.Payload(); len(pl) > 0 && pl[0] == respERR {
-			r.Kind = ResponseError
-			return r, off, nil
-		}
-		r.Rows++
-	}
-}
-
 // isEOF reports whether p is an EOF packet (0xfe and shorter than 9
 // bytes, which tells it from a row starting with an 8-byte length).
 func isEOF(p Packet) bool {
