@@ -1,11 +1,11 @@
 package kv_test
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"testing"
+	"testing/iotest"
 
 	"github.com/savanna-sim/savanna/apps/kv"
 )
@@ -22,16 +22,15 @@ func FuzzReadCommand(f *testing.F) {
 		"*2\r\n$99999999999\r\n",
 		"*1\r\n$3\r\nab",
 		"\r\n\r\n",
+		"*2\r\n$4\r\nECHO\r\n$600\r\n" + string(bytes.Repeat([]byte("x"), 600)) + "\r\n",
 	} {
 		f.Add([]byte(s))
 	}
 	lim := kv.Limits{MaxArgs: 64, MaxBulk: 1024, MaxInline: 256}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		rd := kv.NewReader(bufio.NewReaderSize(bytes.NewReader(in), 16), lim)
-		var args [][]byte
+		rd := kv.NewReader(iotest.OneByteReader(bytes.NewReader(in)), lim)
 		for i := 0; i <= len(in); i++ {
-			var err error
-			args, err = rd.ReadCommand(args)
+			args, err := rd.ReadCommand()
 			if len(args) > lim.MaxArgs {
 				t.Fatalf("%d args, limit %d", len(args), lim.MaxArgs)
 			}

@@ -35,7 +35,7 @@ func (s *Store) set(out []byte, args [][]byte) []byte {
 	old, had := s.data[k]
 	ok := !(nx && had) && !(xx && !had)
 	if ok {
-		s.data[k] = append([]byte(nil), args[2]...)
+		s.put(k, s.value(args[2]))
 	}
 	switch {
 	case get && had:
@@ -78,7 +78,7 @@ func (s *Store) incr(out []byte, name string, key, byArg []byte) []byte {
 		return s.error(out, "ERR increment or decrement would overflow")
 	}
 	cur += by
-	s.data[k] = strconv.AppendInt(nil, cur, 10)
+	s.put(k, strconv.AppendInt(nil, cur, 10))
 	return AppendInt(out, cur)
 }
 

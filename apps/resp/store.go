@@ -24,13 +24,72 @@ type Stats struct {
 // server with several threads gives each its own or locks around
 // Execute. It keeps no TTLs: expiry options are checked and ignored.
 type Store struct {
-	data  map[string][]byte
+	data map[string][]byte
+	// mem is Memory: the bytes of keys and values, and EntryOverhead
+	// for each entry.
+	mem int64
+	// keep is the length from which Execute keeps a value argument
+	// instead of copying it (ExecuteOwned); copy always, otherwise.
+	keep  int
 	stats Stats
 }
 
+// EntryOverhead is what Memory charges for each key beyond its key's and
+// value's bytes: an estimate of a Go map entry of string key and slice
+// value (its 16-byte string and 24-byte slice headers, a share of the
+// bucket's tophash and overflow pointer) and the map's spare room.
+const EntryOverhead = 64
+
 // NewStore returns an empty store.
 func NewStore() *Store {
-	return &Store{data: map[string][]byte{}, stats: Stats{ByName: map[string]uint64{}}}
+	return &Store{data: map[string][]byte{}, keep: maxInt, stats: Stats{ByName: map[string]uint64{}}}
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// Memory returns the bytes the store holds: its keys and values, and
+// EntryOverhead per key. It is the store's own account (lengths, not
+// the allocator's size classes or garbage the collector has not yet
+// reclaimed), which a server adds to its buffers to enforce maxmemory.
+func (s *Store) Memory() int64 { return s.mem }
+
+// put stores v under k, keeping Memory.
+func (s *Store) put(k string, v []byte) {
+	if old, ok := s.data[k]; ok {
+		s.mem -= int64(len(k) + len(old) + EntryOverhead)
+	}
+	s.data[k] = v
+	s.mem += int64(len(k) + len(v) + EntryOverhead)
+}
+
+// remove deletes k, keeping Memory, and reports whether it was there.
+func (s *Store) remove(k []byte) bool {
+	old, ok := s.data[string(k)]
+	if ok {
+		s.mem -= int64(len(k) + len(old) + EntryOverhead)
+		delete(s.data, string(k))
+	}
+	return ok
+}
+
+// value is what the store keeps for a value argument: the argument
+// itself when the caller gave it away (ExecuteOwned), else a copy.
+func (s *Store) value(v []byte) []byte {
+	if len(v) >= s.keep {
+		return v[:len(v):len(v)]
+	}
+	return append([]byte(nil), v...)
+}
+
+// ExecuteOwned is Execute for a caller that gives the store its value
+// arguments of keep bytes or more: the store keeps those allocations as
+// the values instead of copying them, so the caller must not touch them
+// again (a Parser forgets its big arguments at Next, which makes
+// resp.BigArg the keep a Parser's caller passes).
+func (s *Store) ExecuteOwned(out []byte, args [][]byte, keep int) []byte {
+	s.keep = max(keep, 0)
+	defer func() { s.keep = maxInt }()
+	return s.Execute(out, args)
 }
 
 // Stats returns the counters.
@@ -102,11 +161,12 @@ func (s *Store) Execute(out []byte, args [][]byte) []byte {
 		if argc >= 1 {
 			var n int64
 			for _, k := range args[1:] {
-				if _, ok := s.data[string(k)]; ok {
-					n++
-					if name != "EXISTS" {
-						delete(s.data, string(k))
+				if name == "EXISTS" {
+					if _, ok := s.data[string(k)]; ok {
+						n++
 					}
+				} else if s.remove(k) {
+					n++
 				}
 			}
 			return AppendInt(out, n)
@@ -122,7 +182,7 @@ func (s *Store) Execute(out []byte, args [][]byte) []byte {
 	case "MSET":
 		if argc >= 2 && argc%2 == 0 {
 			for i := 1; i+1 < len(args); i += 2 {
-				s.data[string(args[i])] = append([]byte(nil), args[i+1]...)
+				s.put(string(args[i]), s.value(args[i+1]))
 			}
 			return AppendSimple(out, "OK")
 		}
@@ -142,6 +202,7 @@ func (s *Store) Execute(out []byte, args [][]byte) []byte {
 		return AppendInt(out, int64(len(s.data)))
 	case "FLUSHALL", "FLUSHDB":
 		clear(s.data)
+		s.mem = 0
 		return AppendSimple(out, "OK")
 	case "SELECT":
 		// One database, as Redis Cluster has: only index 0 exists.
