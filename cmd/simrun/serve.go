@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,6 +34,10 @@ import (
 const serveUsage = `Usage: simrun serve [--backend tap] --tap NAME --ip CIDR --app kv|echo --port N [--cores K] [--mac M]
        simrun serve --backend dpdk --eal "EAL ARGS" [--dpdk-port NAME] --ip CIDR --app kv|echo --port N [--cores K]
        [--metrics ADDR] [--ctl PATH|none] [--log-level debug|info|warn|error]
+       [--memory-limit SIZE] [--maxmemory SIZE|none] [--maxclients N] [--timeout D]
+       [--proto-max-bulk-len SIZE] [--client-query-buffer-limit SIZE]
+       [--client-output-buffer-limit "HARD SOFT SECONDS"]
+       [--tcp-mem LOW,PRESSURE,HIGH] [--max-conns N] [--conn-limit-action rst|drop]
 
 Runs Savanna's stack in real time with an app, until SIGINT or SIGTERM;
 then prints statistics and exits 0.
@@ -50,6 +57,15 @@ metrics, process_* and go_*); a control socket, by default
 $XDG_RUNTIME_DIR/savanna/serve-PID.sock or /run/savanna/serve-PID.sock,
 answers "simrun ctl show" (totals, --rate, --conn, --latency, --xstats)
 and "simrun ctl set loglevel LEVEL". Logs go to standard error.
+
+Limits (docs/live.md, "Under attack"): --memory-limit is the process's
+whole budget. It sets Go's soft memory limit (GOMEMLIMIT) to 7/8 of it
+(the rest for what Go does not count: the binary, the kernel's pages)
+and splits it: kv's maxmemory 3/8, TCP's tcp_mem high 5/16 (pressure 1/4,
+low 3/16), and the last 5/16 for the Go runtime's garbage, goroutine
+stacks, the mbuf pool and each connection's guaranteed minimum. The other flags set one limit each and override the split;
+sizes are bytes or take a unit (KiB, MiB, GiB; Redis's kb, mb, gb; k, m,
+g are decimal as in redis.conf).
 `
 
 // maxParkDPDK bounds one park of an idle lcore on a DPDK port: a poll-mode
@@ -84,6 +100,360 @@ type serveConfig struct {
 	logLevel slog.Level
 	// latency records read latency (stack/gonet.ReadLatency).
 	latency bool
+	// lim is the memory and connection limits.
+	lim serveLimits
+}
+
+// serveLimits are the limits serve runs with, resolved from
+// --memory-limit's split and the flags that override it.
+type serveLimits struct {
+	// memoryLimit is --memory-limit in bytes, 0 for none.
+	memoryLimit int64
+	// kv is the app's limits (zero fields take kv's defaults).
+	kv kv.Limits
+	// tcpMem is tcp_mem, the zero value for tcp's default.
+	tcpMem tcp.MemLimits
+	// maxConns is the TCP connection limit, 0 for tcp's default.
+	maxConns int
+	// connLimitAction is "rst" or "drop", "" for tcp's default.
+	connLimitAction string
+}
+
+// limitFlags are the limit flags as given, "" when absent: absent flags
+// keep the split's value or the default.
+type limitFlags struct {
+	memoryLimit, maxMemory, maxClients, timeout, maxBulk, queryBuf,
+	outputBuf, tcpMem, maxConns, connLimitAction string
+}
+
+// splitMemoryLimit divides a process budget of m bytes: kv's maxmemory
+// 3/8 and TCP's tcp_mem high 5/16, pressure 1/4, low 3/16 (Linux's
+// tcp_init_mem keeps low at 3/4 of pressure, as here), leaving 5/16 for
+// what neither counts: the Go runtime's garbage between collections
+// (goMemoryLimit), goroutine stacks (about 8 KiB a client), the mbuf
+// pool, the 16 KiB each kv client may always hold and the 64 KiB window
+// each TCP connection may always offer (docs/tcp.md).
+func splitMemoryLimit(m int64) (maxMemory int64, mem tcp.MemLimits) {
+	return m / 8 * 3, tcp.MemLimits{Low: m / 16 * 3, Pressure: m / 4, High: m / 16 * 5}
+}
+
+// goMemoryLimit is Go's soft memory limit for a process budget of m
+// bytes: 7/8 of it. Go's limit counts only the memory the runtime maps
+// (heap, stacks, its own structures), not the binary's text and data or
+// the kernel's pages for the TAP, which RSS counts too; and the runtime
+// lets the heap fill up to the limit with garbage before it collects.
+// At the whole budget, a live run under attack (hw/tap's hardening
+// spec) peaked at VmHWM 1038 MiB for a 1 GiB budget, and at 15/16 of it
+// at 991 MiB, too close to hold on another machine; 1/8 is left for what
+// Go does not count.
+func goMemoryLimit(m int64) int64 { return m - m/8 }
+
+// resolveLimits turns the limit flags into serveLimits, naming the flag
+// of the first bad value.
+func resolveLimits(f limitFlags) (serveLimits, error) {
+	var l serveLimits
+	size := func(flag, v string, min int64) (int64, error) {
+		n, err := parseServeSize(v)
+		if err != nil {
+			return 0, fmt.Errorf("--%s: %w", flag, err)
+		}
+		if n < min {
+			return 0, fmt.Errorf("--%s %q: below the least allowed, %d bytes", flag, v, min)
+		}
+		return n, nil
+	}
+	count := func(flag, v string, max int) (int, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 || n > max {
+			return 0, fmt.Errorf("--%s %q: want a whole number from 1 to %d", flag, v, max)
+		}
+		return n, nil
+	}
+	var err error
+	if f.memoryLimit != "" {
+		// Below 64 MiB the share left to the runtime would not hold the
+		// mbuf pool (8192 mbufs of about 1.7 KiB per lcore).
+		if l.memoryLimit, err = size("memory-limit", f.memoryLimit, 64<<20); err != nil {
+			return l, err
+		}
+		l.kv.MaxMemory, l.tcpMem = splitMemoryLimit(l.memoryLimit)
+	}
+	switch strings.ToLower(strings.TrimSpace(f.maxMemory)) {
+	case "":
+	case "none", "0":
+		l.kv.MaxMemory = -1 // Redis's maxmemory 0: no limit
+	default:
+		if l.kv.MaxMemory, err = size("maxmemory", f.maxMemory, 1<<20); err != nil {
+			return l, err
+		}
+	}
+	if f.maxClients != "" {
+		if l.kv.MaxClients, err = count("maxclients", f.maxClients, 1<<20); err != nil {
+			return l, err
+		}
+	}
+	if f.timeout != "" {
+		if l.kv.Timeout, err = parseServeTimeout(f.timeout); err != nil {
+			return l, err
+		}
+	}
+	if f.maxBulk != "" {
+		n, err := size("proto-max-bulk-len", f.maxBulk, 1)
+		if err != nil {
+			return l, err
+		}
+		if n > 1<<30 {
+			return l, fmt.Errorf("--proto-max-bulk-len %q: above 1 GiB, the largest argument kv takes", f.maxBulk)
+		}
+		l.kv.MaxBulk = int(n)
+	}
+	if f.queryBuf != "" {
+		// Redis's own minimum for client-query-buffer-limit (config.c).
+		if l.kv.QueryBufferLimit, err = size("client-query-buffer-limit", f.queryBuf, 1<<20); err != nil {
+			return l, err
+		}
+	}
+	if f.outputBuf != "" {
+		if l.kv.OutputBufferHard, l.kv.OutputBufferSoft, l.kv.OutputBufferSoftTime, err = parseOutputBufferLimit(f.outputBuf); err != nil {
+			return l, err
+		}
+	}
+	if f.tcpMem != "" {
+		parts := strings.Split(f.tcpMem, ",")
+		if len(parts) != 3 {
+			return l, fmt.Errorf("--tcp-mem %q: want LOW,PRESSURE,HIGH, e.g. 192MiB,256MiB,384MiB", f.tcpMem)
+		}
+		var v [3]int64
+		for i, p := range parts {
+			if v[i], err = size("tcp-mem", p, 0); err != nil {
+				return l, err
+			}
+		}
+		l.tcpMem = tcp.MemLimits{Low: v[0], Pressure: v[1], High: v[2]}
+		if v[0] > v[1] || v[1] > v[2] || v[2] == 0 {
+			return l, fmt.Errorf("--tcp-mem %q: want LOW <= PRESSURE <= HIGH and HIGH above 0", f.tcpMem)
+		}
+	}
+	if f.maxConns != "" {
+		if l.maxConns, err = count("max-conns", f.maxConns, 1<<24); err != nil {
+			return l, err
+		}
+	}
+	switch f.connLimitAction {
+	case "", tcp.ConnLimitRST, tcp.ConnLimitDrop:
+		l.connLimitAction = f.connLimitAction
+	default:
+		return l, fmt.Errorf("--conn-limit-action %q: want %s or %s", f.connLimitAction, tcp.ConnLimitRST, tcp.ConnLimitDrop)
+	}
+	if err := l.kv.Validate(); err != nil {
+		return l, fmt.Errorf("kv limits: %w", err)
+	}
+	if m := l.memoryLimit; m > 0 {
+		// The overrides must leave the runtime its share: a budget the
+		// parts exceed cannot hold.
+		if l.kv.MaxMemory < 0 {
+			return l, fmt.Errorf("--maxmemory none: --memory-limit %s needs kv's maxmemory bounded", f.memoryLimit)
+		}
+		if got := l.kv.MaxMemory + l.tcpMem.High; got > m-m/4 {
+			return l, fmt.Errorf("--memory-limit %s: kv's maxmemory (%s) and tcp_mem's high (%s) leave less than 1/4 of it to the runtime", f.memoryLimit, formatServeSize(l.kv.MaxMemory), formatServeSize(l.tcpMem.High))
+		}
+	}
+	return l, nil
+}
+
+// parseServeSize reads a size as redis.conf writes one (memtoull in
+// Redis's util.c: b, k = 1000, kb = 1024, m, mb, g, gb, any case) or with
+// a binary unit (KiB, MiB, GiB, TiB).
+func parseServeSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("size %q: want a whole number of bytes with an optional unit, e.g. 512MiB or 1gb", s)
+	}
+	var mul int64
+	switch strings.ToLower(strings.TrimSpace(t[i:])) {
+	case "", "b":
+		mul = 1
+	case "k":
+		mul = 1000
+	case "kb", "kib":
+		mul = 1 << 10
+	case "m":
+		mul = 1000 * 1000
+	case "mb", "mib":
+		mul = 1 << 20
+	case "g":
+		mul = 1000 * 1000 * 1000
+	case "gb", "gib":
+		mul = 1 << 30
+	case "tib", "tb":
+		mul = 1 << 40
+	default:
+		return 0, fmt.Errorf("size %q: unknown unit %q (want b, k, kb, KiB, m, mb, MiB, g, gb, GiB, TiB)", s, t[i:])
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil || n > math.MaxInt64/mul {
+		return 0, fmt.Errorf("size %q: too large", s)
+	}
+	return n * mul, nil
+}
+
+// formatServeSize writes a size in the largest binary unit that divides
+// it, as the limits line shows it.
+func formatServeSize(n int64) string {
+	switch {
+	case n < 0:
+		return "none"
+	case n != 0 && n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n != 0 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n != 0 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+// parseServeTimeout reads --timeout: whole seconds as redis.conf's
+// timeout, or a Go duration ("10s", "1m30s"); 0 is never, as Redis's.
+func parseServeTimeout(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	d, err := time.ParseDuration(t)
+	if err != nil {
+		n, nerr := strconv.ParseInt(t, 10, 64)
+		if nerr != nil || n > int64(math.MaxInt64/time.Second) {
+			return 0, fmt.Errorf("--timeout %q: want seconds (as redis.conf's timeout) or a duration such as 10s; 0 for never", s)
+		}
+		d = time.Duration(n) * time.Second
+	}
+	switch {
+	case d < 0:
+		return 0, fmt.Errorf("--timeout %q: must not be negative (0 for never)", s)
+	case d == 0:
+		return -1, nil // kv's "never"
+	case d < time.Millisecond:
+		return 0, fmt.Errorf("--timeout %q: below 1ms", s)
+	}
+	return d, nil
+}
+
+// parseOutputBufferLimit reads client-output-buffer-limit's "HARD SOFT
+// SECONDS" (redis.conf; a leading class "normal" is allowed, the only
+// class kv has). A size of 0 is no limit, as in Redis; kv's no limit is
+// negative.
+func parseOutputBufferLimit(s string) (hard, soft int64, softTime time.Duration, err error) {
+	f := strings.Fields(s)
+	if len(f) == 4 && strings.EqualFold(f[0], "normal") {
+		f = f[1:]
+	}
+	if len(f) != 3 {
+		return 0, 0, 0, fmt.Errorf("--client-output-buffer-limit %q: want \"HARD SOFT SECONDS\" as in redis.conf, e.g. \"256mb 64mb 60\"", s)
+	}
+	off := func(n int64) int64 {
+		if n == 0 {
+			return -1
+		}
+		return n
+	}
+	if hard, err = parseServeSize(f[0]); err != nil {
+		return 0, 0, 0, fmt.Errorf("--client-output-buffer-limit hard: %w", err)
+	}
+	if soft, err = parseServeSize(f[1]); err != nil {
+		return 0, 0, 0, fmt.Errorf("--client-output-buffer-limit soft: %w", err)
+	}
+	secs, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil || secs < 0 || secs > 1<<31 {
+		return 0, 0, 0, fmt.Errorf("--client-output-buffer-limit seconds %q: want a whole number of seconds", f[2])
+	}
+	if hard != 0 && soft > hard {
+		return 0, 0, 0, fmt.Errorf("--client-output-buffer-limit %q: the soft limit exceeds the hard one", s)
+	}
+	softTime = time.Duration(secs) * time.Second
+	if softTime == 0 {
+		// Redis's 0 seconds closes a client at the soft limit at once;
+		// kv's zero is its default, so the least wait stands for it.
+		softTime = time.Nanosecond
+	}
+	return off(hard), off(soft), softTime, nil
+}
+
+// apply sets the TCP limits on the stack's configuration.
+func (l serveLimits) apply(c *tcp.Config) {
+	if l.tcpMem != (tcp.MemLimits{}) {
+		c.Mem = l.tcpMem
+	}
+	if l.maxConns != 0 {
+		c.MaxConns = l.maxConns
+	}
+	if l.connLimitAction != "" {
+		c.ConnLimitAction = l.connLimitAction
+	}
+}
+
+// effectiveLimits are the limits in force, as the start-up log and the
+// final statistics show them.
+type effectiveLimits struct {
+	MemoryLimit      string `json:"memory_limit"`
+	GoMemLimit       string `json:"go_memory_limit"`
+	MaxMemory        string `json:"maxmemory,omitempty"`
+	MaxClients       int    `json:"maxclients,omitempty"`
+	Timeout          string `json:"timeout,omitempty"`
+	MaxBulk          string `json:"proto_max_bulk_len,omitempty"`
+	QueryBufferLimit string `json:"client_query_buffer_limit,omitempty"`
+	OutputBuffer     string `json:"client_output_buffer_limit,omitempty"`
+	TCPMem           string `json:"tcp_mem"`
+	MaxConns         int    `json:"max_conns"`
+	ConnLimitAction  string `json:"conn_limit_action"`
+}
+
+// effective fills the defaults in: what app and tcfg (the stack's
+// configuration once applied) actually run with.
+func (l serveLimits) effective(app string, tcfg tcp.Config, goLimit int64) effectiveLimits {
+	e := effectiveLimits{MemoryLimit: "none", GoMemLimit: "none",
+		TCPMem:   fmt.Sprintf("%s,%s,%s", formatServeSize(tcfg.Mem.Low), formatServeSize(tcfg.Mem.Pressure), formatServeSize(tcfg.Mem.High)),
+		MaxConns: tcfg.MaxConns, ConnLimitAction: tcfg.ConnLimitAction}
+	if l.memoryLimit > 0 {
+		e.MemoryLimit = formatServeSize(l.memoryLimit)
+	}
+	if goLimit > 0 && goLimit < math.MaxInt64 {
+		e.GoMemLimit = formatServeSize(goLimit)
+	}
+	if app == "kv" {
+		k := l.kv.WithDefaults()
+		e.MaxMemory, e.MaxClients, e.MaxBulk = formatServeSize(k.MaxMemory), k.MaxClients, formatServeSize(int64(k.MaxBulk))
+		e.QueryBufferLimit = formatServeSize(k.QueryBufferLimit)
+		e.Timeout = "never"
+		if k.Timeout > 0 {
+			e.Timeout = k.Timeout.String()
+		}
+		e.OutputBuffer = fmt.Sprintf("%s %s %v", formatServeSize(k.OutputBufferHard), formatServeSize(k.OutputBufferSoft), k.OutputBufferSoftTime)
+	}
+	return e
+}
+
+// attrs is e as slog attributes, in a fixed order.
+func (e effectiveLimits) attrs() []any {
+	a := []any{"memory_limit", e.MemoryLimit, "go_memory_limit", e.GoMemLimit}
+	if e.MaxMemory != "" {
+		a = append(a, "maxmemory", e.MaxMemory, "maxclients", e.MaxClients, "timeout", e.Timeout,
+			"proto_max_bulk_len", e.MaxBulk, "client_query_buffer_limit", e.QueryBufferLimit,
+			"client_output_buffer_limit", e.OutputBuffer)
+	}
+	return append(a, "tcp_mem", e.TCPMem, "max_conns", e.MaxConns, "conn_limit_action", e.ConnLimitAction)
+}
+
+// line is e as the final statistics' "limits:" line.
+func (e effectiveLimits) line() string {
+	var b strings.Builder
+	b.WriteString("limits:")
+	a := e.attrs()
+	for i := 0; i < len(a); i += 2 {
+		fmt.Fprintf(&b, " %s=%v", a[i], strings.ReplaceAll(fmt.Sprint(a[i+1]), " ", "/"))
+	}
+	return b.String()
 }
 
 // parseServeFlags parses and checks serve's flags. On a refusal it prints
@@ -115,6 +485,17 @@ func parseServeFlags(args []string, stderr io.Writer) (c serveConfig, code int, 
 	ctl := fs.String("ctl", "", "control socket for simrun ctl (default "+control.DefaultDir()+"/serve-PID.sock; none: no socket)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error (simrun ctl set loglevel changes it)")
 	fs.BoolVar(&c.latency, "read-latency", true, "record read latency for simrun ctl show --latency and savanna_read_latency_seconds")
+	var lf limitFlags
+	fs.StringVar(&lf.memoryLimit, "memory-limit", "", "the process's memory budget, e.g. 1GiB: sets GOMEMLIMIT to 7/8 of it and splits into kv's maxmemory (3/8) and tcp_mem (high 5/16, pressure 1/4, low 3/16) (default: none)")
+	fs.StringVar(&lf.maxMemory, "maxmemory", "", "kv: maxmemory, e.g. 512mb; none (or 0) for no limit (default: the split, else 1GiB)")
+	fs.StringVar(&lf.maxClients, "maxclients", "", "kv: maxclients (default 10000)")
+	fs.StringVar(&lf.timeout, "timeout", "", "kv: close clients idle this long, seconds or a duration such as 10s; 0 for never (default 300s)")
+	fs.StringVar(&lf.maxBulk, "proto-max-bulk-len", "", "kv: the largest argument (default 512mb)")
+	fs.StringVar(&lf.queryBuf, "client-query-buffer-limit", "", "kv: the most one client's unexecuted input may hold, at least 1mb (default 1gb)")
+	fs.StringVar(&lf.outputBuf, "client-output-buffer-limit", "", `kv: "HARD SOFT SECONDS" as redis.conf's normal class, 0 for no limit (default "1gb 64mb 60")`)
+	fs.StringVar(&lf.tcpMem, "tcp-mem", "", "TCP buffer budget LOW,PRESSURE,HIGH, e.g. 192MiB,256MiB,384MiB (default: the split, else 1536MiB,2GiB,3GiB)")
+	fs.StringVar(&lf.maxConns, "max-conns", "", "TCP connections of all states, shared by the lcores (default 20000)")
+	fs.StringVar(&lf.connLimitAction, "conn-limit-action", "", "what a SYN past --max-conns gets: rst or drop (default rst)")
 	if _, err := parseInterleaved(fs, args); err != nil {
 		return c, 2, false
 	}
@@ -139,6 +520,9 @@ func parseServeFlags(args []string, stderr io.Writer) (c serveConfig, code int, 
 		return refuse("--ip %q: want an IPv4 CIDR such as 10.77.0.2/24\n", c.cidr)
 	}
 	c.ip = ip.To4()
+	if c.lim, err = resolveLimits(lf); err != nil {
+		return refuse("%v\n", err)
+	}
 	if c.logLevel, err = parseLogLevel(*logLevel); err != nil {
 		return refuse("--log-level: %v\n", err)
 	}
@@ -178,7 +562,7 @@ type serveApp struct {
 func newServeApp(c serveConfig) (serveApp, error) {
 	switch c.app {
 	case "kv":
-		s, err := kv.New(kv.Limits{})
+		s, err := kv.New(c.lim.kv)
 		if err != nil {
 			return serveApp{}, err
 		}
@@ -219,6 +603,18 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if c.port.mtu != 0 {
 		tcfg.MTU = c.port.mtu // TCP's path MTU is the link's
 	}
+	c.lim.apply(&tcfg)
+	if err := tcfg.Validate(); err != nil {
+		return fail(fmt.Errorf("tcp limits: %w", err))
+	}
+	if c.lim.memoryLimit > 0 {
+		// The collector runs before the heap passes the budget rather
+		// than at twice the live bytes (GOGC's default), so that garbage
+		// never takes the process past it.
+		debug.SetMemoryLimit(goMemoryLimit(c.lim.memoryLimit))
+	}
+	lims := c.lim.effective(c.app, tcfg, debug.SetMemoryLimit(-1))
+	log.Info("limits", lims.attrs()...)
 	scfg := lstack.Config{Iface: iface.Config{Address: c.cidr, Gateway: c.gateway, MTU: c.port.mtu}, TCP: tcfg}
 	r, err := rt.New(rcfg, scfg, dev, be.pool)
 	if err != nil {
@@ -282,7 +678,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	_ = ln.Close()
 	snap := r.Snapshot()
 	r.Stop()
-	printServeStats(stdout, snap, dev.XStats(), c.app, app.stats(), c.json)
+	printServeStats(stdout, snap, dev.XStats(), c.app, app.stats(), lims, c.json)
 	log.Info("stopped")
 	return code
 }
@@ -290,7 +686,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 // printServeStats prints the non-zero counters, one line per layer, with
 // keys sorted so that the output is stable. simrun ctl show prints the
 // same lines while serve runs.
-func printServeStats(w io.Writer, s rt.Snapshot, xstats []hw.XStat, app string, appStats any, asJSON bool) {
+func printServeStats(w io.Writer, s rt.Snapshot, xstats []hw.XStat, app string, appStats any, lims effectiveLimits, asJSON bool) {
 	xs := map[string]uint64{}
 	for _, x := range xstats {
 		if x.Value != 0 {
@@ -298,11 +694,12 @@ func printServeStats(w io.Writer, s rt.Snapshot, xstats []hw.XStat, app string, 
 		}
 	}
 	if asJSON {
-		b, _ := json.Marshal(map[string]any{"runtime": s, "xstats": xs, "app": appStats})
+		b, _ := json.Marshal(map[string]any{"runtime": s, "xstats": xs, "app": appStats, "limits": lims})
 		fmt.Fprintf(w, "%s\n", b)
 		return
 	}
 	printStatLines(w, s, xs, app, appStats)
+	fmt.Fprintln(w, lims.line())
 }
 
 // printStatLines prints the text form of printServeStats.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +17,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/savanna-sim/savanna/apps/kv"
 	"github.com/savanna-sim/savanna/internal/control"
 	"github.com/savanna-sim/savanna/internal/livetest"
+	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
 var _ = Describe("simrun serve --backend", func() {
@@ -44,6 +47,121 @@ var _ = Describe("simrun serve --backend", func() {
 		Entry("a negative park", "--max-park -1s: must not be negative", "--tap", "x", "--max-park", "-1s"),
 		Entry("an unknown log level", `--log-level: "loud": want debug, info, warn or error`, "--tap", "x", "--log-level", "loud"),
 		Entry("a metrics address without a port", `--metrics "localhost": want HOST:PORT such as 127.0.0.1:9464`, "--tap", "x", "--metrics", "localhost"),
+	)
+})
+
+var _ = Describe("simrun serve's limits", func() {
+	parse := func(extra ...string) (serveConfig, string, bool) {
+		var errOut strings.Builder
+		c, _, ok := parseServeFlags(append([]string{"--tap", "x", "--ip", "10.78.0.2/24", "--app", "kv", "--port", "6379"}, extra...), &errOut)
+		return c, errOut.String(), ok
+	}
+
+	It("splits --memory-limit 1GiB: maxmemory 384 MiB, tcp_mem 192, 256, 320 MiB", func() {
+		c, errOut, ok := parse("--memory-limit", "1GiB")
+		Expect(ok).To(BeTrue(), errOut)
+		Expect(c.lim.memoryLimit).To(BeEquivalentTo(1 << 30))
+		Expect(c.lim.kv.MaxMemory).To(BeEquivalentTo(384 << 20))
+		Expect(c.lim.tcpMem).To(Equal(tcp.MemLimits{Low: 192 << 20, Pressure: 256 << 20, High: 320 << 20}))
+	})
+
+	It("sets Go's soft memory limit below the budget, leaving 1/8 for what Go does not count", func() {
+		// At the whole budget, serve under hw/tap's hardening spec
+		// peaked at VmHWM 1038 MiB for --memory-limit 1GiB, and at
+		// 15/16 of it at 991 MiB.
+		Expect(goMemoryLimit(1 << 30)).To(BeEquivalentTo(896 << 20))
+	})
+
+	It("leaves the defaults alone without limit flags", func() {
+		c, errOut, ok := parse()
+		Expect(ok).To(BeTrue(), errOut)
+		Expect(c.lim).To(Equal(serveLimits{}))
+		tcfg := tcp.DefaultConfig()
+		c.lim.apply(&tcfg)
+		Expect(tcfg).To(Equal(tcp.DefaultConfig()))
+		e := c.lim.effective("kv", tcfg, math.MaxInt64)
+		Expect(e.line()).To(Equal("limits: memory_limit=none go_memory_limit=none maxmemory=1GiB maxclients=10000 timeout=5m0s " +
+			"proto_max_bulk_len=512MiB client_query_buffer_limit=1GiB client_output_buffer_limit=1GiB/64MiB/1m0s " +
+			"tcp_mem=1536MiB,2GiB,3GiB max_conns=20000 conn_limit_action=rst"))
+	})
+
+	It("lets every knob override the split, in Redis's syntax", func() {
+		c, errOut, ok := parse("--memory-limit", "1GiB", "--maxmemory", "256mb", "--maxclients", "3000", "--timeout", "10",
+			"--proto-max-bulk-len", "1mb", "--client-query-buffer-limit", "2mb", "--client-output-buffer-limit", "8mb 2mb 5",
+			"--tcp-mem", "100MiB,200MiB,300MiB", "--max-conns", "4000", "--conn-limit-action", "drop")
+		Expect(ok).To(BeTrue(), errOut)
+		Expect(c.lim.kv).To(Equal(kv.Limits{MaxMemory: 256 << 20, MaxClients: 3000, Timeout: 10 * time.Second,
+			MaxBulk: 1 << 20, QueryBufferLimit: 2 << 20, OutputBufferHard: 8 << 20, OutputBufferSoft: 2 << 20,
+			OutputBufferSoftTime: 5 * time.Second}))
+		tcfg := tcp.DefaultConfig()
+		c.lim.apply(&tcfg)
+		Expect(tcfg.Mem).To(Equal(tcp.MemLimits{Low: 100 << 20, Pressure: 200 << 20, High: 300 << 20}))
+		Expect(tcfg.MaxConns).To(Equal(4000))
+		Expect(tcfg.ConnLimitAction).To(Equal("drop"))
+		Expect(c.lim.effective("kv", tcfg, 1<<30).line()).To(Equal("limits: memory_limit=1GiB go_memory_limit=1GiB maxmemory=256MiB " +
+			"maxclients=3000 timeout=10s proto_max_bulk_len=1MiB client_query_buffer_limit=2MiB client_output_buffer_limit=8MiB/2MiB/5s " +
+			"tcp_mem=100MiB,200MiB,300MiB max_conns=4000 conn_limit_action=drop"))
+	})
+
+	DescribeTable("reads sizes as redis.conf and with binary units",
+		func(in string, want int64) {
+			Expect(parseServeSize(in)).To(Equal(want))
+		},
+		Entry("bytes", "4096", int64(4096)),
+		Entry("Redis's k is decimal", "1k", int64(1000)),
+		Entry("Redis's kb is binary", "1kb", int64(1024)),
+		Entry("Redis's mb", "512mb", int64(512<<20)),
+		Entry("Redis's gb, any case", "1GB", int64(1<<30)),
+		Entry("MiB", "512MiB", int64(512<<20)),
+		Entry("GiB", "1GiB", int64(1<<30)),
+		Entry("Redis's g is decimal", "2g", int64(2e9)),
+	)
+
+	DescribeTable("reads Redis's timeout and Go durations; 0 is never",
+		func(in string, want time.Duration) {
+			Expect(parseServeTimeout(in)).To(Equal(want))
+		},
+		Entry("seconds", "300", 300*time.Second),
+		Entry("a duration", "1m30s", 90*time.Second),
+		Entry("0, never", "0", time.Duration(-1)),
+	)
+
+	It("reads Redis's 0 as no output limit, with or without the class", func() {
+		h, s, t, err := parseOutputBufferLimit("normal 0 0 0")
+		Expect(err).NotTo(HaveOccurred())
+		Expect([]int64{h, s}).To(Equal([]int64{-1, -1}))
+		Expect(t).To(BeNumerically(">", 0))
+	})
+
+	DescribeTable("refuses every bad limit with exit 2, naming the flag",
+		func(want string, extra ...string) {
+			code, _, errOut := simrun(append([]string{"serve", "--tap", "x", "--ip", "10.78.0.2/24", "--app", "kv", "--port", "6379"}, extra...)...)
+			Expect(code).To(Equal(2))
+			Expect(errOut).To(ContainSubstring(want))
+		},
+		Entry("a size without a number", `--memory-limit: size "GiB": want a whole number of bytes`, "--memory-limit", "GiB"),
+		Entry("an unknown unit", `--memory-limit: size "1PB": unknown unit "PB"`, "--memory-limit", "1PB"),
+		Entry("a budget too small to split", `--memory-limit "1MiB": below the least allowed, 67108864 bytes`, "--memory-limit", "1MiB"),
+		Entry("an overflowing size", `--maxmemory: size "99999999999gb": too large`, "--maxmemory", "99999999999gb"),
+		Entry("maxmemory below 1 MiB", `--maxmemory "1kb": below the least allowed, 1048576 bytes`, "--maxmemory", "1kb"),
+		Entry("overrides that leave the runtime nothing", "--memory-limit 1GiB: kv's maxmemory (900MiB) and tcp_mem's high (320MiB) leave less than 1/4 of it to the runtime",
+			"--memory-limit", "1GiB", "--maxmemory", "900mb"),
+		Entry("no maxmemory under a budget", "--maxmemory none: --memory-limit 1GiB needs kv's maxmemory bounded", "--memory-limit", "1GiB", "--maxmemory", "none"),
+		Entry("zero clients", `--maxclients "0": want a whole number from 1 to 1048576`, "--maxclients", "0"),
+		Entry("words for clients", `--maxclients "many"`, "--maxclients", "many"),
+		Entry("a negative timeout", `--timeout "-5s": must not be negative`, "--timeout", "-5s"),
+		Entry("a timeout of words", `--timeout "soon": want seconds`, "--timeout", "soon"),
+		Entry("a bulk over 1 GiB", `--proto-max-bulk-len "2gb": above 1 GiB`, "--proto-max-bulk-len", "2gb"),
+		Entry("a query buffer below Redis's minimum", `--client-query-buffer-limit "1kb": below the least allowed, 1048576 bytes`, "--client-query-buffer-limit", "1kb"),
+		Entry("an output limit of two fields", `--client-output-buffer-limit "8mb 2mb": want "HARD SOFT SECONDS"`, "--client-output-buffer-limit", "8mb 2mb"),
+		Entry("an output limit's soft above its hard", `the soft limit exceeds the hard one`, "--client-output-buffer-limit", "1mb 8mb 5"),
+		Entry("an output limit's seconds of words", `--client-output-buffer-limit seconds "x"`, "--client-output-buffer-limit", "8mb 2mb x"),
+		Entry("an output hard limit below kv's batch", "kv limits: output_buffer_hard", "--client-output-buffer-limit", "1kb 0 0"),
+		Entry("tcp_mem of two values", `--tcp-mem "1mb,2mb": want LOW,PRESSURE,HIGH`, "--tcp-mem", "1mb,2mb"),
+		Entry("tcp_mem out of order", `--tcp-mem "3mb,2mb,1mb": want LOW <= PRESSURE <= HIGH`, "--tcp-mem", "3mb,2mb,1mb"),
+		Entry("tcp_mem of words", `--tcp-mem: size "lots"`, "--tcp-mem", "1mb,lots,3mb"),
+		Entry("zero connections", `--max-conns "0": want a whole number from 1`, "--max-conns", "0"),
+		Entry("an unknown conn-limit action", `--conn-limit-action "reject": want rst or drop`, "--conn-limit-action", "reject"),
 	)
 })
 

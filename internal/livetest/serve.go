@@ -61,6 +61,12 @@ func StartServe(ns, bin string, stderr io.Writer, args ...string) (*Serve, error
 	return s, nil
 }
 
+// PID returns the PID of serve's process. "ip netns exec" runs the
+// program in its own process (it execs it after setns, without a fork),
+// so this is simrun's PID; where ip forks instead (batch mode), the
+// caller finds the child under /proc/PID/task/*/children.
+func (s *Serve) PID() int { return s.cmd.Process.Pid }
+
 // Output returns what serve printed so far.
 func (s *Serve) Output() string {
 	s.mu.Lock()
