@@ -94,9 +94,10 @@ func (l *Listener) Close() {
 	l.acceptQ = nil
 }
 
-// forget drops c from the listener's queues when it dies before Accept.
-func (l *Listener) forget(c *Conn) {
-	if c.state == StateSynReceived {
+// forget drops c from the listener's queues when it ends before Accept
+// (applyEnd); inSynQ tells whether it ended half-open.
+func (l *Listener) forget(c *Conn, inSynQ bool) {
+	if inSynQ {
 		l.synQ--
 	}
 	if c.inAcceptQ {
@@ -113,15 +114,11 @@ func (l *Listener) forget(c *Conn) {
 	c.listener = nil
 }
 
-// established moves a half-open connection to the accept queue.
+// established moves a half-open connection to the accept queue. The
+// caller has checked that l is still open (a closed listener's
+// connection ends instead, through Conn.end).
 func (l *Listener) established(c *Conn) {
 	l.synQ--
-	if l.closed {
-		// The listener went away during the handshake: reset.
-		c.listener = nil
-		c.Abort()
-		return
-	}
 	c.inAcceptQ = true
 	l.acceptQ = append(l.acceptQ, c)
 	l.notify(EventAcceptable)
@@ -284,10 +281,7 @@ func (l *Listener) cookieACK(now time.Duration, id fourTuple, r *Repr) bool {
 	c.setState(StateSynReceived)
 	s.stats.PassiveOpens++
 	c.establish(now, r)
-	l.established(c)
-	if c.state == StateClosed {
-		return true
-	}
+	l.established(c) // l is open: it is receiving this segment
 	// The ACK may carry data already.
 	if len(r.Payload) > 0 || r.Flags&FlagFIN != 0 {
 		c.input(now, r)

@@ -11,6 +11,16 @@ import (
 // socket API. Socket calls never block and never send by themselves: they
 // change buffers and state, and the next (*Stack).Poll emits the
 // segments.
+//
+// The TCB is split by concern, as gVisor's sender and receiver split it:
+// the sender (send sequence space, send buffer, retransmission, congestion
+// control and recovery), the receiver (receive sequence space, receive
+// buffer, reassembly, advertised window, delayed-ACK accounting) and the
+// timers (every deadline and the timer heap's bookkeeping) are embedded by
+// value, so a segment costs no extra allocation or pointer chase; what is
+// left here is the connection's identity and state, the options
+// negotiated and the application's side. docs/tcp.md, "How the connection
+// is laid out", maps the parts.
 type Conn struct {
 	s     *Stack
 	id    fourTuple
@@ -21,6 +31,60 @@ type Conn struct {
 	listener  *Listener
 	inAcceptQ bool
 
+	sender
+	receiver
+	connTimers
+
+	// Negotiated options (the sender's MSS sits in sender).
+	advMSS     uint16 // MSS we advertise
+	sndWscale  uint8  // shift for windows the peer advertises
+	rcvWscale  uint8  // shift for windows we advertise
+	wsOK       bool
+	tsOK       bool
+	sackOK     bool
+	tsOffset   uint32
+	tsRecent   uint32
+	tsRecentAt time.Duration
+
+	// Socket options (noDelay and keepAlive sit with the flags below)
+	// and keep-alive's progress.
+	keepIdle   time.Duration
+	keepIntvl  time.Duration
+	keepCount  int
+	keepProbes int
+	lastRcvAt  time.Duration
+
+	// Application side.
+	err    error
+	orphan bool // Close called: nobody reads any more
+	// dirtyAt is c's place in the stack's queue of work for the next
+	// Poll, plus one (0: not queued), so that an abort can turn its
+	// entry into the final RST in place.
+	dirtyAt   int
+	evPending EventMask
+	evQueued  bool
+	noDelay   bool
+	keepAlive bool
+	hook      func(*Conn, EventMask)
+	// set is the EventSet the connection reports to (nil: the stack's
+	// ready list), with the application's data for its events.
+	set     *EventSet
+	setData any
+	// direct, when set, takes in-order bytes straight from an arriving
+	// segment while the receive buffer is empty (SetDirectReceiver).
+	direct func(p []byte) int
+
+	// lastOOWAck is when the last ACK to an invalid segment was sent
+	// (Linux's last_oow_ack_time), oowAcked whether one was.
+	lastOOWAck time.Duration
+	oowAcked   bool
+}
+
+// sender is the sending half of the TCB (gVisor's tcp.sender): the send
+// sequence space, the send buffer, retransmission and RTT sampling,
+// congestion control and loss recovery, the SACK scoreboard and the
+// persist backoff.
+type sender struct {
 	// Send sequence space (RFC 9293 section 3.3.1), plus SND.MAX, the
 	// highest sequence number sent (SND.NXT can fall back on timeout).
 	iss                    Seq
@@ -31,29 +95,9 @@ type Conn struct {
 	sndBuf                 ring
 	sndBufSeq              Seq // sequence number of the first byte of sndBuf
 	finQueued              bool
-
-	// Receive sequence space.
-	irs        Seq
-	rcvNxt     Seq
-	rcvBuf     ring
-	rcvAdvEdge Seq // right edge of the last advertised window
-	ooo        assembler
-	finRcvd    bool
-	peerFin    bool // a FIN arrived out of order at peerFinSeq
-	peerFinSeq Seq
-
-	// Negotiated options.
-	mss         int    // payload bytes per segment we send (options excluded)
-	advMSS      uint16 // MSS we advertise
-	sndWscale   uint8  // shift for windows the peer advertises
-	rcvWscale   uint8  // shift for windows we advertise
-	wsOK        bool
-	tsOK        bool
-	sackOK      bool
-	tsOffset    uint32
-	tsRecent    uint32
-	tsRecentAt  time.Duration
-	lastAckSent Seq
+	// mss is the payload bytes per segment we send (SMSS, options
+	// excluded), as negotiate settles it.
+	mss int
 
 	// Retransmission (RFC 6298) and RTT sampling with Karn's algorithm.
 	rtt       rttEstimator
@@ -71,72 +115,59 @@ type Conn struct {
 	dupAcks    int
 	sb         scoreboard
 
-	// ACK generation (RFC 1122 4.2.3.2, RFC 5681 section 4.2); ackNow
-	// sits with the other flags below, to spare the padding.
-	unackedBytes int
+	// persistBackoff counts unanswered zero-window probes.
+	persistBackoff int
+}
 
-	// Timer deadlines; 0 means off.
-	rtoAt, delackAt, persistAt, keepAt, closeAt time.Duration
-	persistBackoff                              int
-	heapIdx                                     int
-	heapAt                                      time.Duration
-
-	// Socket options (noDelay and keepAlive sit with the flags below).
-	keepIdle   time.Duration
-	keepIntvl  time.Duration
-	keepCount  int
-	keepProbes int
-	lastRcvAt  time.Duration
-
-	// Application side.
-	err        error
-	orphan     bool // Close called: nobody reads any more
-	pendingRST bool
-	dirty      bool
-	evPending  EventMask
-	evQueued   bool
-	ackNow     bool
-	noDelay    bool
-	keepAlive  bool
-	hook       func(*Conn, EventMask)
-	// set is the EventSet the connection reports to (nil: the stack's
-	// ready list), with the application's data for its events.
-	set     *EventSet
-	setData any
-	// direct, when set, takes in-order bytes straight from an arriving
-	// segment while the receive buffer is empty (SetDirectReceiver).
-	direct func(p []byte) int
+// receiver is the receiving half of the TCB (gVisor's tcp.receiver): the
+// receive sequence space, the receive buffer and its reassembly, the
+// advertised right edge and the memory it promises, and what an ACK owes.
+type receiver struct {
+	irs        Seq
+	rcvNxt     Seq
+	rcvBuf     ring
+	rcvAdvEdge Seq // right edge of the last advertised window
+	ooo        assembler
+	finRcvd    bool
+	peerFin    bool // a FIN arrived out of order at peerFinSeq
+	peerFinSeq Seq
+	// lastAckSent is Last.ACK.sent of RFC 7323 section 4.3.
+	lastAckSent Seq
 
 	// rcvPromise is the part of the advertised window the receive
 	// buffer cannot yet hold, as the memory budget last heard it.
 	rcvPromise int64
-	// lastOOWAck is when the last ACK to an invalid segment was sent
-	// (Linux's last_oow_ack_time), oowAcked whether one was.
-	lastOOWAck time.Duration
-	oowAcked   bool
+
+	// ACK generation (RFC 1122 4.2.3.2, RFC 5681 section 4.2).
+	unackedBytes int
+	ackNow       bool
 }
 
 func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
 	c := &Conn{
-		s:         s,
-		id:        id,
-		iss:       iss,
-		sndUna:    iss,
-		sndNxt:    iss,
-		sndMax:    iss,
-		sndBufSeq: iss + 1,
-		sndBuf:    newRing(s.cfg.SendBuffer, &s.mem),
-		rcvBuf:    newRing(s.cfg.RecvBuffer, &s.mem),
-		ooo:       newAssembler(s.cfg.MaxOOORanges),
-		sb:        newScoreboard(s.cfg.MaxOOORanges),
-		advMSS:    uint16(s.advMSS),
-		rtt:       newRTTEstimator(s.cfg.InitialRTO, s.cfg.MinRTO, s.cfg.MaxRTO),
-		heapIdx:   -1,
-		noDelay:   s.cfg.NoDelay,
-		keepAlive: s.cfg.KeepAlive,
-		keepIdle:  s.cfg.KeepAliveIdle,
-		keepIntvl: s.cfg.KeepAliveInterval,
-		keepCount: s.cfg.KeepAliveCount,
+		s:  s,
+		id: id,
+		sender: sender{
+			iss:       iss,
+			sndUna:    iss,
+			sndNxt:    iss,
+			sndMax:    iss,
+			sndBufSeq: iss + 1,
+			sndBuf:    newRing(s.cfg.SendBuffer, &s.mem),
+			sb:        newScoreboard(s.cfg.MaxOOORanges),
+			rtt:       newRTTEstimator(s.cfg.InitialRTO, s.cfg.MinRTO, s.cfg.MaxRTO),
+		},
+		receiver: receiver{
+			rcvBuf: newRing(s.cfg.RecvBuffer, &s.mem),
+			ooo:    newAssembler(s.cfg.MaxOOORanges),
+		},
+		connTimers: connTimers{heapIdx: -1},
+		advMSS:     uint16(s.advMSS),
+		noDelay:    s.cfg.NoDelay,
+		keepAlive:  s.cfg.KeepAlive,
+		keepIdle:   s.cfg.KeepAliveIdle,
+		keepIntvl:  s.cfg.KeepAliveInterval,
+		keepCount:  s.cfg.KeepAliveCount,
 	}
 	s.connSeq++
 	c.seqNo = s.connSeq
@@ -153,34 +184,6 @@ func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
 		s.budget.inUse.Add(1)
 	}
 	return c
-}
-
-// removeConn forgets c: it leaves the demultiplexing table, the timer
-// heap and its listener's queues, and frees its buffers.
-func (s *Stack) removeConn(c *Conn) {
-	if c.state == StateClosed && s.conns[c.id] != c {
-		return
-	}
-	if c.listener != nil {
-		c.listener.forget(c)
-	}
-	if s.conns[c.id] == c {
-		delete(s.conns, c.id)
-		if s.budget != nil {
-			s.budget.inUse.Add(-1)
-		}
-	}
-	c.setState(StateClosed)
-	c.sndBuf.release(&s.spare)
-	if c.rcvBuf.length() == 0 {
-		c.rcvBuf.release(&s.spare)
-	}
-	c.syncRcvPromise()
-	c.ooo.reset()
-	c.sb.reset()
-	if c.heapIdx >= 0 {
-		heapRemove(&s.timers, c.heapIdx)
-	}
 }
 
 // LocalAddr returns the local address and port.
@@ -212,7 +215,7 @@ func (c *Conn) SetKeepAlive(on bool, idle, interval time.Duration, count int) {
 	if count > 0 {
 		c.keepCount = count
 	}
-	c.keepAt = 0
+	c.keepTimer.stop()
 	c.s.markDirty(c)
 }
 
@@ -361,7 +364,7 @@ func (c *Conn) CloseWrite() error {
 	switch c.state {
 	case StateSynSent:
 		// Nothing was synchronized: just delete the TCB.
-		c.s.removeConn(c)
+		c.end(0, endUnsynced)
 		return nil
 	case StateSynReceived, StateEstablished:
 		c.finQueued = true
@@ -397,7 +400,7 @@ func (c *Conn) Close() error {
 	}
 	c.orphan = true
 	if c.state == StateFinWait2 {
-		c.closeAt = 0 // armed by the next timer pass
+		c.closeTimer.stop() // armed by the next timer pass
 	}
 	err := c.CloseWrite()
 	c.s.markDirty(c)
@@ -408,21 +411,10 @@ func (c *Conn) Close() error {
 // sent at the next Poll in synchronized states, and the TCB is deleted.
 func (c *Conn) Abort() {
 	if c.state == StateClosed {
+		// Use after close: the public API's guard.
 		return
 	}
-	send := c.state.synchronized() || c.state == StateSynReceived
-	if c.err == nil {
-		c.err = ErrConnAborted
-	}
-	c.s.removeConn(c)
-	// The application gave up the connection: what it did not read
-	// goes back to the memory budget.
-	c.rcvBuf.release(&c.s.spare)
-	c.ooo.reset()
-	if send {
-		c.pendingRST = true
-		c.s.markDirty(c)
-	}
+	c.end(0, endAbort)
 }
 
 // ConnInfo is a snapshot of a connection's internals, in the spirit of
@@ -455,13 +447,4 @@ func (c *Conn) Info() ConnInfo {
 		InRecovery: c.inRecovery, Unacked: c.sndMax.Sub(c.sndUna), CC: c.cc.name(),
 		SACKedBytes: c.sb.sackedIn(c.sndUna, c.sndMax),
 	}
-}
-
-// fail ends the connection with err, notifying the application.
-func (c *Conn) fail(err error) {
-	if c.err == nil {
-		c.err = err
-	}
-	c.s.removeConn(c)
-	c.notify(EventError | EventHangup | EventReadable | EventWritable)
 }

@@ -91,7 +91,7 @@ func (c *Conn) sendSYN(now time.Duration, retransmit bool) {
 	c.sndMax = seqMax(c.sndMax, c.sndNxt)
 	c.lastAckSent = c.rcvNxt
 	c.s.send(now, c.id, &o, nil, 0, 0)
-	c.rtoAt = now + c.rtt.current()
+	c.rtoTimer.arm(now + c.rtt.current())
 }
 
 // negotiate applies the options of the peer's SYN (RFC 9293 section
@@ -149,7 +149,7 @@ func (c *Conn) inputSynSent(now time.Duration, r *Repr) {
 		s.stats.InRsts++
 		if r.Flags&FlagACK != 0 {
 			s.stats.AttemptFails++
-			c.fail(ErrConnRefused)
+			c.end(now, endReset)
 		} else {
 			s.stats.Drops.RstInvalid++
 		}
@@ -166,9 +166,7 @@ func (c *Conn) inputSynSent(now time.Duration, r *Repr) {
 	if r.Flags&FlagACK != 0 {
 		c.sndUna = r.Ack
 		if c.rttTiming {
-			c.rtt.sample(now - c.rttStart)
-			c.ccs.srtt = c.rtt.srtt
-			c.rttTiming = false
+			c.rttSampled(now)
 		}
 		c.handshakeDone()
 		c.establish(now, r)
@@ -207,7 +205,7 @@ func (c *Conn) establish(now time.Duration, r *Repr) {
 		c.setState(StateEstablished)
 	}
 	c.keepProbes = 0
-	c.keepAt = 0
+	c.keepTimer.stop()
 	c.notify(EventWritable)
 }
 
@@ -216,10 +214,14 @@ func (c *Conn) establish(now time.Duration, r *Repr) {
 // retransmitted and so no RTT sample exists, data transmission starts
 // with an RTO of 3 seconds; the SYN's backoff does not carry over.
 func (c *Conn) handshakeDone() {
-	if c.retries > 0 && !c.rtt.hasSample {
-		c.rtt.rto = clampDur(3*time.Second, c.rtt.minRTO, c.rtt.maxRTO)
+	c.sender.handshakeDone()
+	c.rtoTimer.stop()
+}
+
+func (snd *sender) handshakeDone() {
+	if snd.retries > 0 && !snd.rtt.hasSample {
+		snd.rtt.rto = clampDur(3*time.Second, snd.rtt.minRTO, snd.rtt.maxRTO)
 	}
-	c.rtt.backoff = 0
-	c.retries = 0
-	c.rtoAt = 0
+	snd.rtt.backoff = 0
+	snd.retries = 0
 }

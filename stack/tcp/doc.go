@@ -26,9 +26,10 @@
 //
 // The code is split by concern in the manner of gVisor's tcpip/transport/tcp
 // and smoltcp's socket/tcp: header.go (wire format), seq.go, stack.go
-// (demultiplexing, output, timer heap), conn.go (TCB and socket API),
-// connect.go (active open, option negotiation), accept.go (listeners, SYN
-// queue, cookies), rcv.go (segment arrival), snd.go (transmission, SACK
-// recovery), timers.go, rtt.go, cc*.go, sack.go, buffer.go, cookie.go,
-// isn.go, stats.go, config.go.
+// (demultiplexing, output, timer heap), conn.go (the TCB, split into
+// sender, receiver and timers, and the socket API), end.go (the one path
+// by which a connection ends), connect.go (active open, option
+// negotiation), accept.go (listeners, SYN queue, cookies), rcv.go (segment
+// arrival), snd.go (transmission, SACK recovery), timers.go, rtt.go,
+// cc*.go, sack.go, buffer.go, cookie.go, isn.go, stats.go, config.go.
 package tcp

@@ -12,11 +12,11 @@ const pawsIdle = 24 * 24 * time.Hour
 
 // input processes one segment for c and then sends whatever it
 // triggered (ACKs, data the opened window allows).
+// A segment that ended the connection leaves nothing to send: output is
+// a no-op in CLOSED.
 func (c *Conn) input(now time.Duration, r *Repr) {
 	c.process(now, r)
-	if c.state != StateClosed {
-		c.output(now)
-	}
+	c.output(now)
 }
 
 // process is RFC 9293 section 3.10.7.3 (SYN-SENT) and 3.10.7.4 (other
@@ -24,8 +24,6 @@ func (c *Conn) input(now time.Duration, r *Repr) {
 func (c *Conn) process(now time.Duration, r *Repr) {
 	s := c.s
 	switch c.state {
-	case StateClosed:
-		return
 	case StateSynSent:
 		c.inputSynSent(now, r)
 		return
@@ -41,7 +39,7 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 		// 3.10.7.4 note, RFC 6191).
 		if r.Flags&(FlagSYN|FlagACK|FlagRST) == FlagSYN && r.Seq.GreaterThan(c.rcvNxt) {
 			if l := s.lookupListener(c.id.localAddr, c.id.localPort); l != nil {
-				s.removeConn(c)
+				c.end(now, endReopened)
 				l.input(now, c.id, r)
 				return
 			}
@@ -73,7 +71,7 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 				c.ackNow = true
 			}
 			if c.state == StateTimeWait {
-				c.closeAt = now + 2*s.cfg.MSL
+				c.closeTimer.arm(now + 2*s.cfg.MSL)
 			}
 		}
 		return
@@ -98,7 +96,7 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 			}
 			return
 		}
-		c.onRST()
+		c.onRST(now)
 		return
 	}
 
@@ -133,17 +131,18 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 		}
 		c.sndUna = r.Ack
 		if c.rttTiming {
-			c.rtt.sample(now - c.rttStart)
-			c.ccs.srtt = c.rtt.srtt
-			c.rttTiming = false
+			c.rttSampled(now)
 		}
 		c.handshakeDone()
-		if c.listener != nil {
+		if l := c.listener; l != nil {
 			s.stats.PassiveOpens++
-			c.listener.established(c)
-			if c.state == StateClosed {
+			if l.closed {
+				// The listener went away during the handshake:
+				// reset, as Listener.Close resets its queue.
+				c.end(now, endAbort)
 				return
 			}
+			l.established(c)
 		}
 		c.establish(now, r)
 	}
@@ -162,8 +161,7 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 		}
 	case StateLastAck:
 		if finAcked {
-			s.removeConn(c)
-			c.notify(EventHangup | EventReadable)
+			c.end(now, endFinAcked)
 			return
 		}
 	case StateTimeWait:
@@ -174,7 +172,7 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 		// and restart the timeout the same way.
 		if r.Flags&FlagFIN != 0 {
 			c.ackNow = true
-			c.closeAt = now + 2*s.cfg.MSL
+			c.closeTimer.arm(now + 2*s.cfg.MSL)
 		}
 		return
 	}
@@ -189,8 +187,7 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 			// Data for a closed socket: reset (RFC 2525 section 2.17,
 			// Linux tcp_rcv_state_process).
 			s.stats.Drops.AfterClose++
-			c.sendRST(now)
-			s.removeConn(c)
+			c.end(now, endDataAfterClose)
 			return
 		}
 		c.receive(now, r)
@@ -211,45 +208,38 @@ func (c *Conn) process(now time.Duration, r *Repr) {
 // (four cases by segment length and receive window). With a zero window
 // a segment starting exactly at RCV.NXT is accepted for its ACK and RST
 // ("special allowance"), its data trimmed later.
-func (c *Conn) acceptable(r *Repr) bool {
-	wnd := c.rcvAdvEdge.Sub(c.rcvNxt)
+func (rcv *receiver) acceptable(r *Repr) bool {
+	wnd := rcv.rcvAdvEdge.Sub(rcv.rcvNxt)
 	if wnd < 0 {
 		wnd = 0
 	}
 	n := r.SegLen()
 	switch {
 	case n == 0 && wnd == 0:
-		return r.Seq == c.rcvNxt
+		return r.Seq == rcv.rcvNxt
 	case n == 0:
-		return r.Seq.InWindow(c.rcvNxt, wnd)
+		return r.Seq.InWindow(rcv.rcvNxt, wnd)
 	case wnd == 0:
-		return r.Seq == c.rcvNxt
+		return r.Seq == rcv.rcvNxt
 	default:
-		return r.Seq.InWindow(c.rcvNxt, wnd) || r.Seq.Add(n-1).InWindow(c.rcvNxt, wnd)
+		return r.Seq.InWindow(rcv.rcvNxt, wnd) || r.Seq.Add(n-1).InWindow(rcv.rcvNxt, wnd)
 	}
 }
 
-// onRST handles an acceptable RST (RFC 9293 section 3.10.7.4 second).
-func (c *Conn) onRST() {
+// onRST handles an acceptable RST (RFC 9293 section 3.10.7.4 second):
+// it counts what the RST ended, and ending decides the rest (a passive
+// half-open connection returns to LISTEN unreported).
+func (c *Conn) onRST(now time.Duration) {
 	s := c.s
 	switch c.state {
 	case StateSynReceived:
-		if c.listener != nil {
-			// Passive open: return to LISTEN, i.e. forget it.
-			s.removeConn(c)
-			return
+		if c.listener == nil {
+			s.stats.AttemptFails++
 		}
-		s.stats.AttemptFails++
-		c.fail(ErrConnRefused)
 	case StateEstablished, StateCloseWait:
 		s.stats.EstabResets++
-		c.fail(ErrConnReset)
-	case StateFinWait1, StateFinWait2:
-		c.fail(ErrConnReset)
-	default: // CLOSING, LAST-ACK, TIME-WAIT
-		s.removeConn(c)
-		c.notify(EventHangup)
 	}
+	c.end(now, endReset)
 }
 
 // processAck is the ACK processing of ESTABLISHED and later states
@@ -286,7 +276,7 @@ func (c *Conn) processAck(now time.Duration, r *Repr) bool {
 		// A duplicate ACK (RFC 5681 section 2), or with SACK one that
 		// reports new SACKed data (RFC 6675 section 2).
 		if len(r.Payload) == 0 && r.Flags&(FlagSYN|FlagFIN) == 0 &&
-			c.sndMax != c.sndUna && c.sndWnd > 0 && c.persistAt == 0 &&
+			c.sndMax != c.sndUna && c.sndWnd > 0 && !c.persistTimer.armed &&
 			(wnd == c.sndWnd || newSACK) {
 			c.onDupAck(now)
 		}
@@ -300,8 +290,8 @@ func (c *Conn) processAck(now time.Duration, r *Repr) bool {
 		if wnd > c.maxSndWnd {
 			c.maxSndWnd = wnd
 		}
-		if wnd > 0 && c.persistAt != 0 {
-			c.persistAt = 0
+		if wnd > 0 && c.persistTimer.armed {
+			c.persistTimer.stop()
 			c.persistBackoff = 0
 		}
 	}
@@ -326,9 +316,7 @@ func (c *Conn) newAck(now time.Duration, ack Seq) {
 	// RTT sample, Karn's algorithm (RFC 6298 section 3): only a timed
 	// segment that was never retransmitted.
 	if c.rttTiming && ack.GreaterThan(c.rttSeq) {
-		c.rtt.sample(now - c.rttStart)
-		c.ccs.srtt = c.rtt.srtt
-		c.rttTiming = false
+		c.rttSampled(now)
 	}
 	c.sndUna = ack
 	if c.sndNxt.LessThan(ack) {
@@ -370,20 +358,20 @@ func (c *Conn) newAck(now time.Duration, ack Seq) {
 	// RFC 6298 section 5.2/5.3: stop the timer when all is acked, else
 	// restart it.
 	if c.sndUna == c.sndMax {
-		c.rtoAt = 0
+		c.rtoTimer.stop()
 	} else {
-		c.rtoAt = now + c.rtt.current()
+		c.rtoTimer.arm(now + c.rtt.current())
 	}
 }
 
 // cwndLimited: grow the window only when it limited the sender (RFC 7661
 // section 4.2's idea; Linux tcp_is_cwnd_limited), so an application- or
 // receiver-limited flow does not inflate cwnd without bound.
-func (c *Conn) cwndLimited(flight int) bool {
-	if c.ccs.cwnd < c.ccs.ssthresh {
-		return 2*flight+2*c.mss >= c.ccs.cwnd
+func (snd *sender) cwndLimited(flight int) bool {
+	if snd.ccs.cwnd < snd.ccs.ssthresh {
+		return 2*flight+2*snd.mss >= snd.ccs.cwnd
 	}
-	return flight+3*c.mss >= c.ccs.cwnd
+	return flight+3*snd.mss >= snd.ccs.cwnd
 }
 
 // onDupAck counts duplicate ACKs and starts fast retransmit / fast
@@ -548,8 +536,8 @@ func (c *Conn) receive(now time.Duration, r *Repr) {
 			// nothing more, so holding the ACK only delays it (and
 			// may trip its RTO). Linux acks at once here too.
 			c.ackNow = true
-		} else if c.delackAt == 0 {
-			c.delackAt = now + s.cfg.DelayedAckTimeout
+		} else if !c.delackTimer.armed {
+			c.delackTimer.arm(now + s.cfg.DelayedAckTimeout)
 		}
 	}
 	if fin {
@@ -580,8 +568,10 @@ func (c *Conn) onFin(now time.Duration) {
 func (c *Conn) enterTimeWait(now time.Duration) {
 	c.setState(StateTimeWait)
 	c.s.stats.TimewaitConns++
-	c.closeAt = now + 2*c.s.cfg.MSL
-	c.rtoAt, c.persistAt, c.keepAt = 0, 0, 0
+	c.closeTimer.arm(now + 2*c.s.cfg.MSL)
+	c.rtoTimer.stop()
+	c.persistTimer.stop()
+	c.keepTimer.stop()
 	c.sndBuf.release(&c.s.spare)
 	// No data is accepted in TIME-WAIT: an emptied receive buffer is
 	// freed too, so that thousands of TIME-WAIT connections hold no

@@ -2,17 +2,6 @@ package tcp
 
 import "time"
 
-// flush runs what socket calls asked for: an abort's RST, queued data,
-// a FIN, a window update.
-func (c *Conn) flush(now time.Duration) {
-	if c.pendingRST {
-		c.pendingRST = false
-		c.sendRST(now)
-		return
-	}
-	c.output(now)
-}
-
 // tsNow is our timestamp clock (RFC 7323 section 5.4) with a
 // per-connection offset (RFC 7323 section 5.4, RFC 6528-style secret).
 func (c *Conn) tsNow(now time.Duration) uint32 {
@@ -139,8 +128,8 @@ func (c *Conn) sendData(now time.Duration, seq Seq, n int, fin, retransmit bool)
 	}
 	c.sndMax = seqMax(c.sndMax, end)
 	// RFC 6298 section 5.1: start the timer if it is not running.
-	if c.rtoAt == 0 {
-		c.rtoAt = now + c.rtt.current()
+	if !c.rtoTimer.armed {
+		c.rtoTimer.arm(now + c.rtt.current())
 	}
 }
 
@@ -161,6 +150,15 @@ func (c *Conn) segPayloadMax() int {
 		m -= 4 + 8*k
 	}
 	return m
+}
+
+// rttSampled takes the RTT sample of the timed segment an ACK covers
+// (RFC 6298 section 2; Karn's algorithm, section 3, keeps retransmitted
+// segments untimed) and passes SRTT on to congestion control.
+func (snd *sender) rttSampled(now time.Duration) {
+	snd.rtt.sample(now - snd.rttStart)
+	snd.ccs.srtt = snd.rtt.srtt
+	snd.rttTiming = false
 }
 
 // retransmitFirst resends the first unacknowledged segment (fast
@@ -186,20 +184,20 @@ func (c *Conn) retransmitFirst(now time.Duration) {
 	if c.highRxt.LessThan(end) {
 		c.highRxt = end
 	}
-	c.rtoAt = now + c.rtt.current()
+	c.rtoTimer.arm(now + c.rtt.current())
 }
 
 // pipe is RFC 6675 section 4's estimate of octets in flight, computed
 // from the scoreboard in ranges rather than per octet: unSACKed octets
 // above the loss boundary, plus retransmitted unSACKed octets below it.
-func (c *Conn) pipe(lostEnd Seq) int {
+func (snd *sender) pipe(lostEnd Seq) int {
 	p := 0
-	if lostEnd.LessThan(c.sndMax) {
-		p = c.sndMax.Sub(lostEnd) - c.sb.sackedIn(lostEnd, c.sndMax)
+	if lostEnd.LessThan(snd.sndMax) {
+		p = snd.sndMax.Sub(lostEnd) - snd.sb.sackedIn(lostEnd, snd.sndMax)
 	}
-	rx := seqMin(c.highRxt, lostEnd)
-	if c.sndUna.LessThan(rx) {
-		p += rx.Sub(c.sndUna) - c.sb.sackedIn(c.sndUna, rx)
+	rx := seqMin(snd.highRxt, lostEnd)
+	if snd.sndUna.LessThan(rx) {
+		p += rx.Sub(snd.sndUna) - snd.sb.sackedIn(snd.sndUna, rx)
 	}
 	return p
 }
@@ -286,7 +284,7 @@ func (c *Conn) fillAck(o *Repr, now time.Duration) {
 	}
 	c.lastAckSent = c.rcvNxt
 	c.ackNow = false
-	c.delackAt = 0
+	c.delackTimer.stop()
 	c.unackedBytes = 0
 }
 
@@ -303,15 +301,5 @@ func (c *Conn) sendAck(now time.Duration) {
 	// does the same.
 	o.Seq = c.sndMax
 	c.fillAck(&o, now)
-	c.s.send(now, c.id, &o, nil, 0, 0)
-}
-
-// sendRST sends <SEQ=SND.NXT><CTL=RST> (RFC 9293 section 3.10.5 ABORT).
-func (c *Conn) sendRST(now time.Duration) {
-	var o Repr
-	o.SrcPort, o.DstPort = c.id.localPort, c.id.remotePort
-	o.Seq = c.sndNxt
-	o.Flags = FlagRST
-	c.s.stats.OutRsts++
 	c.s.send(now, c.id, &o, nil, 0, 0)
 }

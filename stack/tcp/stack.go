@@ -116,7 +116,7 @@ type Stack struct {
 	conns     map[fourTuple]*Conn
 	listeners map[listenKey]*Listener
 	timers    connHeap
-	dirty     []*Conn
+	dirty     []pollItem
 	ready     []Event
 	scratch   []byte
 	spare     spareRings
@@ -351,21 +351,26 @@ func (s *Stack) challengeAllowed(now time.Duration) bool {
 // socket calls.
 func (s *Stack) Poll(now time.Duration) time.Duration {
 	for i := 0; i < len(s.dirty); i++ {
-		c := s.dirty[i]
-		s.dirty[i] = nil
-		c.dirty = false
-		if c.state != StateClosed || c.pendingRST {
-			c.flush(now)
+		it := s.dirty[i]
+		s.dirty[i] = pollItem{}
+		if it.c == nil {
+			s.sendFinalRST(now, it.id, it.rstSeq)
+			continue
 		}
+		c := it.c
+		c.dirtyAt = 0
+		// Queued writes, closes and window updates; one that ended
+		// since it was queued sends nothing (output is a no-op in
+		// CLOSED).
+		c.output(now)
 		s.afterConn(now, c)
 	}
 	s.dirty = s.dirty[:0]
+	// A connection that ends leaves the heap (removeConn), so every
+	// one popped is alive.
 	for len(s.timers) > 0 && s.timers[0].heapAt <= now {
 		c := s.timers[0]
 		heap.Pop(&s.timers)
-		if c.state == StateClosed {
-			continue
-		}
 		c.onTimers(now)
 		s.afterConn(now, c)
 	}
@@ -377,25 +382,21 @@ func (s *Stack) Poll(now time.Duration) time.Duration {
 
 // markDirty queues c for flush at the next Poll.
 func (s *Stack) markDirty(c *Conn) {
-	if !c.dirty {
-		c.dirty = true
-		s.dirty = append(s.dirty, c)
+	if c.dirtyAt == 0 {
+		s.dirty = append(s.dirty, pollItem{c: c})
+		c.dirtyAt = len(s.dirty)
 	}
 }
 
 // afterConn updates c's place in the timer heap after it ran. The heap
 // key is kept lazily: it only moves earlier; a conn popped early just
-// finds no timer due and is pushed back at its real deadline.
+// finds no timer due and is pushed back at its real deadline. A
+// connection that ended has no timer armed (removeConn stopped them), so
+// it is never pushed back.
 func (s *Stack) afterConn(now time.Duration, c *Conn) {
 	c.syncRcvPromise()
-	if c.state == StateClosed {
-		if c.heapIdx >= 0 {
-			heap.Remove(&s.timers, c.heapIdx)
-		}
-		return
-	}
-	d := c.nextDeadline()
-	if d == 0 {
+	d, ok := c.nextDeadline()
+	if !ok {
 		return
 	}
 	if c.heapIdx < 0 {

@@ -6,15 +6,52 @@ import (
 	"github.com/savanna-sim/savanna/hw"
 )
 
-// nextDeadline is the earliest armed timer of c, 0 if none.
-func (c *Conn) nextDeadline() time.Duration {
-	d := time.Duration(0)
-	for _, t := range [...]time.Duration{c.rtoAt, c.delackAt, c.persistAt, c.keepAt, c.closeAt} {
-		if t != 0 && (d == 0 || t < d) {
-			d = t
+// timer is one deadline of a connection. Its zero value is stopped: a
+// deadline is either armed at a time or not armed at all, with no time
+// that means "off" (the engine's times start at 0).
+type timer struct {
+	at    time.Duration
+	armed bool
+}
+
+// arm sets the deadline to at, armed or not before.
+func (t *timer) arm(at time.Duration) { t.at, t.armed = at, true }
+
+// stop disarms the timer.
+func (t *timer) stop() { *t = timer{} }
+
+// due reports whether the timer is armed and its deadline has come.
+func (t *timer) due(now time.Duration) bool { return t.armed && now >= t.at }
+
+// connTimers are every deadline of a connection and its place in the
+// stack's timer heap.
+type connTimers struct {
+	// rtoTimer is the retransmission timer (RFC 6298), also of the SYN
+	// and SYN-ACK; delackTimer the delayed ACK (RFC 1122 4.2.3.2);
+	// persistTimer the zero-window probe (RFC 9293 section 3.8.6.1);
+	// keepTimer keep-alive (RFC 1122 4.2.3.6); closeTimer the end of
+	// TIME-WAIT (2*MSL) or of an orphaned FIN-WAIT-2.
+	rtoTimer, delackTimer, persistTimer, keepTimer, closeTimer timer
+	// heapIdx is the index in the stack's heap (-1: not in it); heapAt
+	// the heap's key, which only moves earlier (Stack.afterConn).
+	heapIdx int
+	heapAt  time.Duration
+}
+
+// nextDeadline is the earliest armed deadline, and false when none is armed.
+func (t *connTimers) nextDeadline() (time.Duration, bool) {
+	var d timer
+	for _, x := range [...]timer{t.rtoTimer, t.delackTimer, t.persistTimer, t.keepTimer, t.closeTimer} {
+		if x.armed && (!d.armed || x.at < d.at) {
+			d = x
 		}
 	}
-	return d
+	return d.at, d.armed
+}
+
+// stopAll disarms every deadline: an ended connection has none.
+func (t *connTimers) stopAll() {
+	t.rtoTimer, t.delackTimer, t.persistTimer, t.keepTimer, t.closeTimer = timer{}, timer{}, timer{}, timer{}, timer{}
 }
 
 // armTimers arms the timers that depend on state rather than on an
@@ -22,21 +59,21 @@ func (c *Conn) nextDeadline() time.Duration {
 // 4.2.3.6) and the orphaned FIN-WAIT-2 timeout.
 func (c *Conn) armTimers(now time.Duration) {
 	cfg := &c.s.cfg
-	if c.canSendData() && c.sndWnd == 0 && c.persistAt == 0 && c.rtoAt == 0 &&
+	if c.canSendData() && c.sndWnd == 0 && !c.persistTimer.armed && !c.rtoTimer.armed &&
 		c.sndNxt == c.sndUna && c.sndBufSeq.Add(c.sndBuf.length()).GreaterThan(c.sndNxt) {
-		c.persistAt = now + c.persistInterval()
+		c.persistTimer.arm(now + c.persistInterval())
 	}
-	if c.keepAlive && c.keepAt == 0 && (c.state == StateEstablished || c.state == StateCloseWait) {
+	if c.keepAlive && !c.keepTimer.armed && (c.state == StateEstablished || c.state == StateCloseWait) {
 		if c.lastRcvAt == 0 {
 			c.lastRcvAt = now
 		}
-		c.keepAt = c.lastRcvAt + c.keepIdle
+		c.keepTimer.arm(c.lastRcvAt + c.keepIdle)
 	}
 	if !c.keepAlive {
-		c.keepAt = 0
+		c.keepTimer.stop()
 	}
-	if c.state == StateFinWait2 && c.orphan && c.closeAt == 0 {
-		c.closeAt = now + cfg.FinWait2Timeout
+	if c.state == StateFinWait2 && c.orphan && !c.closeTimer.armed {
+		c.closeTimer.arm(now + cfg.FinWait2Timeout)
 	}
 }
 
@@ -50,40 +87,35 @@ func (c *Conn) persistInterval() time.Duration {
 	return clampDur(d, c.s.cfg.MinRTO, c.s.cfg.MaxRTO)
 }
 
-// onTimers runs every timer of c that is due.
+// onTimers runs every timer of c that is due. A timer that ends the
+// connection stops the others with it (Conn.end), so the ones after it
+// find nothing due.
 func (c *Conn) onTimers(now time.Duration) {
 	s := c.s
-	if c.closeAt != 0 && now >= c.closeAt {
+	if c.closeTimer.due(now) {
 		// End of TIME-WAIT (2*MSL) or of an orphaned FIN-WAIT-2.
 		s.charge(hw.CostStackTimer, 1)
-		s.removeConn(c)
-		c.notify(EventHangup)
+		c.end(now, endExpired)
 		return
 	}
-	if c.rtoAt != 0 && now >= c.rtoAt {
+	if c.rtoTimer.due(now) {
 		s.charge(hw.CostStackTimer, 1)
-		c.rtoAt = 0
+		c.rtoTimer.stop()
 		c.onRTO(now)
-		if c.state == StateClosed {
-			return
-		}
 	}
-	if c.persistAt != 0 && now >= c.persistAt {
+	if c.persistTimer.due(now) {
 		s.charge(hw.CostStackTimer, 1)
-		c.persistAt = 0
+		c.persistTimer.stop()
 		c.onPersist(now)
 	}
-	if c.keepAt != 0 && now >= c.keepAt {
+	if c.keepTimer.due(now) {
 		s.charge(hw.CostStackTimer, 1)
-		c.keepAt = 0
+		c.keepTimer.stop()
 		c.onKeepalive(now)
-		if c.state == StateClosed {
-			return
-		}
 	}
-	if c.delackAt != 0 && now >= c.delackAt {
+	if c.delackTimer.due(now) {
 		s.charge(hw.CostStackTimer, 1)
-		c.delackAt = 0
+		c.delackTimer.stop()
 		if c.state.synchronized() {
 			c.ackNow = true
 			s.stats.DelayedAcks++
@@ -105,7 +137,7 @@ func (c *Conn) onRTO(now time.Duration) {
 		c.retries++
 		if c.retries > s.cfg.SynRetries {
 			s.stats.AttemptFails++
-			c.fail(ErrTimeout)
+			c.end(now, endTimeout)
 			return
 		}
 		c.rtt.expired()
@@ -118,10 +150,8 @@ func (c *Conn) onRTO(now time.Duration) {
 			s.stats.ListenDrops++
 			if c.listener == nil {
 				s.stats.AttemptFails++
-				c.fail(ErrTimeout)
-				return
 			}
-			s.removeConn(c)
+			c.end(now, endTimeout)
 			return
 		}
 		c.rtt.expired()
@@ -138,19 +168,27 @@ func (c *Conn) onRTO(now time.Duration) {
 		if c.state.countsAsEstab() {
 			s.stats.EstabResets++
 		}
-		c.fail(ErrTimeout)
+		c.end(now, endTimeout)
 		return
 	}
-	flight := c.sndMax.Sub(c.sndUna)
-	c.cc.onRTO(&c.ccs, now, flight)
-	c.inRecovery = false
-	c.recover = c.sndMax // RFC 6582 section 3.2 step 1 after a timeout
-	c.dupAcks = 0
-	c.sb.reset()
-	c.highRxt = c.sndUna
-	c.sndNxt = c.sndUna
-	c.rtt.expired()
-	c.rttTiming = false
+	c.goBackN(now)
+}
+
+// goBackN is the sender's response to a retransmission timeout of data
+// (RFC 5681 section 3.1, RFC 6298 section 5.5): congestion control
+// collapses the window, recovery and the scoreboard restart, SND.NXT goes
+// back to SND.UNA and the timer backs off.
+func (snd *sender) goBackN(now time.Duration) {
+	flight := snd.sndMax.Sub(snd.sndUna)
+	snd.cc.onRTO(&snd.ccs, now, flight)
+	snd.inRecovery = false
+	snd.recover = snd.sndMax // RFC 6582 section 3.2 step 1 after a timeout
+	snd.dupAcks = 0
+	snd.sb.reset()
+	snd.highRxt = snd.sndUna
+	snd.sndNxt = snd.sndUna
+	snd.rtt.expired()
+	snd.rttTiming = false
 }
 
 // onPersist sends a zero-window probe: one octet beyond the closed
@@ -173,7 +211,7 @@ func (c *Conn) onPersist(now time.Duration) {
 	c.sndMax = seqMax(c.sndMax, c.sndNxt+1)
 	s.stats.ZeroWindowProbes++
 	c.persistBackoff++
-	c.persistAt = now + c.persistInterval()
+	c.persistTimer.arm(now + c.persistInterval())
 }
 
 // onKeepalive sends a keep-alive probe after the idle time, then every
@@ -186,19 +224,18 @@ func (c *Conn) onKeepalive(now time.Duration) {
 		return
 	}
 	if c.keepProbes == 0 && now-c.lastRcvAt < c.keepIdle {
-		c.keepAt = c.lastRcvAt + c.keepIdle
+		c.keepTimer.arm(c.lastRcvAt + c.keepIdle)
 		return
 	}
 	if c.sndMax != c.sndUna || c.sndBuf.length() > 0 {
 		// Data in flight: the retransmission timer watches the peer.
-		c.keepAt = now + c.keepIdle
+		c.keepTimer.arm(now + c.keepIdle)
 		return
 	}
 	if c.keepProbes >= c.keepCount {
 		s.stats.KeepaliveTimeouts++
 		s.stats.EstabResets++
-		c.sendRST(now)
-		c.fail(ErrTimeout)
+		c.end(now, endKeepaliveTimeout)
 		return
 	}
 	var o Repr
@@ -208,5 +245,5 @@ func (c *Conn) onKeepalive(now time.Duration) {
 	s.send(now, c.id, &o, nil, 0, 0)
 	c.keepProbes++
 	s.stats.KeepaliveProbes++
-	c.keepAt = now + c.keepIntvl
+	c.keepTimer.arm(now + c.keepIntvl)
 }
