@@ -268,6 +268,34 @@ func (m *CountingMeter) Charge(op CostOp, count int64) {
 // Idle advances Clock by d and records it.
 func (m *CountingMeter) Idle(d time.Duration) { m.Clock += d; m.Idled += d }
 
+// WallMeter is a Meter on the wall clock for code outside a poll-mode
+// runtime, such as a worker process's shim talking to the QAT device
+// process: Now is the monotonic time since the meter was made, Charge
+// only counts, and Idle records the time without sleeping (real time
+// passes by itself; the caller polls again). Like CountingMeter it is for
+// one goroutine; stack/rt's Meter is the one lcores share with readers.
+type WallMeter struct {
+	start  time.Time
+	Counts [NumCostOps]int64
+	Idled  time.Duration
+}
+
+// NewWallMeter returns a WallMeter whose clock starts now.
+func NewWallMeter() *WallMeter { return &WallMeter{start: time.Now()} }
+
+// Now returns the time since NewWallMeter.
+func (m *WallMeter) Now() time.Duration { return time.Since(m.start) }
+
+// Charge adds count to the op's counter.
+func (m *WallMeter) Charge(op CostOp, count int64) {
+	if int(op) < NumCostOps {
+		m.Counts[op] += count
+	}
+}
+
+// Idle records d.
+func (m *WallMeter) Idle(d time.Duration) { m.Idled += d }
+
 // NoDeadline is the deadline of work that has nothing scheduled: a poller
 // that returns it runs again only when something wakes it.
 const NoDeadline = time.Duration(1<<63 - 1)

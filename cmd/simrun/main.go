@@ -6,6 +6,8 @@
 //	simrun list                              bundled scenarios and app kinds
 //	simrun topo [PRESET|host] [--json]       a machine's NUMA layout
 //	simrun serve ... / simrun ctl show       the stack live, and a look inside
+//	simrun qat serve --socket PATH           a simulated QAT device for processes
+//	simrun exec -- PROGRAM ARGS...           a zlib program on Savanna's shim
 //	simrun version                           Savanna's version
 //
 // Exit codes of run: 0 every expectation held, 1 an expectation failed
@@ -39,6 +41,9 @@ Usage:
                [--metrics ADDR] [--ctl PATH|none] [--log-level LEVEL]
   simrun ctl [--socket PATH] [--json] show [--rate [--count N] | --conn | --latency | --xstats]
   simrun ctl [--socket PATH] set loglevel debug|info|warn|error
+  simrun qat serve --socket PATH [--model M] [--instances N] [--completion polling|thread] [--json]
+  simrun qat stats|clear --socket PATH [--json];  simrun qat fault --socket PATH KIND
+  simrun exec [--qat SOCKET] [--sw] [--stats] -- PROGRAM ARGS...
   simrun version
 
 FILE is a scenario file; NAME is a bundled scenario (simrun list shows them).
@@ -74,6 +79,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdServe(args[1:], stdout, stderr)
 	case "ctl":
 		return cmdCtl(args[1:], stdout, stderr)
+	case "qat":
+		return cmdQAT(args[1:], stdout, stderr)
+	case "exec":
+		return cmdExec(args[1:], stdout, stderr)
 	case "version", "--version":
 		return cmdVersion(stdout)
 	case "help", "-h", "--help":

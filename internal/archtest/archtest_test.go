@@ -29,8 +29,9 @@ var (
 	// The models of the hardware, in virtual time.
 	models = []string{"sim/..."}
 	// What chooses an implementation and wires a run: the rig, the
-	// scenarios it embeds, the commands.
-	rigCmd = []string{"rig/...", "scenarios/...", "cmd/..."}
+	// scenarios it embeds, the commands, and the zlib drop-in's Go
+	// library (dropin/zlibgo, a command built as a C shared library).
+	rigCmd = []string{"rig/...", "scenarios/...", "cmd/...", "dropin/..."}
 	// Shared helpers; which rules apply depends on who uses them.
 	internal = []string{"internal/..."}
 
