@@ -13,7 +13,7 @@ import (
 // RingPair is two stacks running in real time joined by an in-memory
 // ring pair (hw/ringdev), no kernel involved: A is 10.9.0.1, B is
 // 10.9.0.2. Specs of what watches a running stack (metrics, ctl) run
-// real traffic over it without root.
+// real traffic over it without root, and so do stack/gonet's own specs.
 type RingPair struct {
 	A, B   *rt.Runtime
 	PA, PB *ringdev.Port
@@ -26,11 +26,11 @@ func NewRingPair(lcoresA, lcoresB int) (*RingPair, error) {
 		return nil, err
 	}
 	mk := func(p *ringdev.Port, addr string, k int, seed uint64) (*rt.Runtime, error) {
-		pool, err := ringdev.NewMempool(p.Name()+".pool", 8192, 2048+128)
+		pool, err := ringdev.NewMempool(p.Name()+".pool", 16384, 2048+128)
 		if err != nil {
 			return nil, err
 		}
-		cfg := rt.Config{Lcores: k, Seed: seed, Spin: 20_000, NoLockOSThread: true}
+		cfg := rt.Config{Lcores: k, Seed: seed, Spin: 20_000, NoLockOSThread: true, RxRing: 4096, TxRing: 4096}
 		r, err := rt.New(cfg, lstack.Config{Iface: iface.Config{Address: addr}, TCP: tcp.DefaultConfig()}, p, pool)
 		if err != nil {
 			return nil, fmt.Errorf("runtime %s: %w", addr, err)
