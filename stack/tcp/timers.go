@@ -147,9 +147,13 @@ func (c *Conn) onRTO(now time.Duration) {
 	case StateSynReceived:
 		c.retries++
 		if c.retries > s.cfg.SynAckRetries {
-			s.stats.ListenDrops++
+			// A listener's half-open connection given up on is one of
+			// Linux's ListenDrops; a simultaneous open (no listener) is
+			// an active open that failed.
 			if c.listener == nil {
 				s.stats.AttemptFails++
+			} else {
+				s.stats.ListenDrops++
 			}
 			c.end(now, endTimeout)
 			return
