@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/metrics"
 	"github.com/savanna-sim/savanna/internal/qatdev"
 	"github.com/savanna-sim/savanna/sim/qat"
 )
@@ -19,13 +21,14 @@ import (
 const qatUsage = `Usage:
   simrun qat serve --socket PATH [--model c62x|dh895xcc|4xxx] [--instances N] [--vfs N]
                    [--driver qat1.6-legacy|oot31092|oot40052] [--completion polling|thread]
-                   [--usdm-limit BYTES] [--json]
+                   [--usdm-limit BYTES] [--metrics ADDR] [--json]
   simrun qat stats --socket PATH [--json]
   simrun qat fault --socket PATH KIND [--device NAME] [--rate R] [--instances N] [--delay D]
   simrun qat clear --socket PATH [KIND] [--device NAME]
 
 serve runs the QAT device process (the model in real time) until SIGINT or
-SIGTERM and prints its statistics at exit. KIND is one of
+SIGTERM and prints its statistics at exit; with --metrics (host:port) it
+serves them as Prometheus text at http://ADDR/metrics. KIND is one of
 instance_exhaustion, usdm_exhaustion, engine_error, hang, reset, heartbeat.
 `
 
@@ -63,6 +66,9 @@ type qatServeFlags struct {
 	instances, vfs                    int
 	usdmLimit                         int64
 	json                              bool
+	// metrics is the address of the Prometheus endpoint (issue 24:
+	// every long-running process serves one); empty: none.
+	metrics string
 }
 
 // config turns the flags into the model's configuration, naming the
@@ -104,6 +110,7 @@ func qatServe(args []string, stdout, stderr io.Writer, notify func() (<-chan os.
 	fs.StringVar(&f.completion, "completion", "", "completion mode: polling (default) or thread")
 	fs.Int64Var(&f.usdmLimit, "usdm-limit", 0, "USDM pinned memory of the device's node, in bytes (0: 1024 hugepages)")
 	fs.BoolVar(&f.json, "json", false, "print the statistics at exit as JSON")
+	fs.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (host:port)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -129,6 +136,16 @@ func qatServe(args []string, stdout, stderr io.Writer, notify func() (<-chan os.
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
+	if f.metrics != "" {
+		ms, err := serveQATMetrics(f.metrics, srv, stderr)
+		if err != nil {
+			_ = srv.Close()
+			fmt.Fprintf(stderr, "simrun qat serve: --metrics %s: %v\n", f.metrics, err)
+			return 1
+		}
+		defer ms.Close()
+		fmt.Fprintf(stderr, "simrun qat: metrics at http://%s/metrics\n", ms.Addr())
+	}
 	dev := srv.Service().Devices()[0]
 	fmt.Fprintf(stderr, "simrun qat: %s (%s, %s, %d instances) serving on %s\n",
 		dev.Name(), dev.Model().Name, dev.Driver(), dev.Instances(), f.socket)
@@ -229,6 +246,17 @@ func qatFault(cmd string, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: %s\n", cmd, what)
 	return 0
+}
+
+// serveQATMetrics serves the device process's telemetry as Prometheus
+// metrics (internal/metrics' QAT collector, the process and Go
+// collectors).
+func serveQATMetrics(addr string, srv *qatdev.Server, stderr io.Writer) (*metrics.Server, error) {
+	reg, err := metrics.NewQATRegistry(metrics.NewQATCollector(srv.Telemetry))
+	if err != nil {
+		return nil, err
+	}
+	return metrics.Listen(addr, reg, slog.New(slog.NewTextHandler(stderr, nil)))
 }
 
 // printTelemetry writes the statistics as JSON or as tables.

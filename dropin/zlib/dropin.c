@@ -27,7 +27,8 @@ static pthread_mutex_t sv_load_mu = PTHREAD_MUTEX_INITIALIZER;
  * back before the Go library starts (Go reads its environment once, at
  * load). */
 static const char *const sv_env_names[] = {"SAVANNA_QAT", "SAVANNA_ZLIB_SW", "SAVANNA_ZLIBGO",
-					   "SAVANNA_ZLIB_STATS", "SAVANNA_ZLIB_SHIM", "SAVANNA_ZLIB_STRICT_WINDOW"};
+					   "SAVANNA_ZLIB_STATS", "SAVANNA_ZLIB_SHIM", "SAVANNA_ZLIB_STRICT_WINDOW",
+					   "SAVANNA_ZLIB_POLICY"};
 #define SV_NENV (sizeof sv_env_names / sizeof sv_env_names[0])
 static char *sv_env_values[SV_NENV];
 

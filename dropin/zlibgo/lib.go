@@ -44,12 +44,23 @@ func (l *library) process() (*zlibshim.Process, error) {
 	pid := hw.ProcessID(os.Getpid())
 	cfg := zlibshim.Config{}
 	e := readEnv()
+	pol, err := zlibshim.ParsePolicy(e.policy)
+	if err != nil {
+		// A bad value must not silently change what the program does:
+		// no stream is served, and stderr says why.
+		fmt.Fprintf(os.Stderr, "savanna zlib drop-in: SAVANNA_ZLIB_POLICY: %v\n", err)
+		return nil, fmt.Errorf("zlibgo: SAVANNA_ZLIB_POLICY: %w", err)
+	}
+	cfg.Policy = pol
 	s, err := chooseService(e, pid)
 	if err != nil {
 		l.serviceError = err.Error()
 		fmt.Fprintf(os.Stderr, "savanna zlib drop-in: %v; running the shim in software\n", err)
 	}
-	if s.svc == nil {
+	if s.svc == nil && (cfg.Policy != zlibshim.PolicyHardwareOnly || e.software) {
+		// No accelerator: software, unless hardware-only was asked for
+		// and the device could not be reached, which NewProcess refuses
+		// (every stream then fails, as that policy promises).
 		cfg.Policy = zlibshim.PolicySoftwareOnly
 	}
 	p, err := zlibshim.NewProcess(s.svc, s.pid, s.meter, cfg)

@@ -20,10 +20,15 @@ type env struct {
 	// software (SAVANNA_ZLIB_SW=1): no accelerator, the shim's software
 	// path only.
 	software bool
+	// policy (SAVANNA_ZLIB_POLICY: failover, hardware-only or
+	// software-only; unset is failover) is the shim's Config.Policy, as
+	// the qatzip_sw directive of Tengine's module chooses it.
+	policy string
 }
 
 func readEnv() env {
-	return env{qatSocket: os.Getenv("SAVANNA_QAT"), software: os.Getenv("SAVANNA_ZLIB_SW") == "1"}
+	return env{qatSocket: os.Getenv("SAVANNA_QAT"), software: os.Getenv("SAVANNA_ZLIB_SW") == "1",
+		policy: os.Getenv("SAVANNA_ZLIB_POLICY")}
 }
 
 // service is the compression service and meter a process's shim runs on,
