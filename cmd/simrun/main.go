@@ -38,7 +38,7 @@ Usage:
   simrun reproduce [--out FILE]
   simrun serve --tap NAME --ip CIDR --app kv|echo --port N [--cores K] [--mac M]
   simrun serve --backend dpdk --eal "ARGS" --ip CIDR --app kv|echo --port N [--cores K]
-               [--metrics ADDR] [--ctl PATH|none] [--log-level LEVEL]
+               [--metrics ADDR] [--qat SOCKET] [--ctl PATH|none] [--log-level LEVEL]
   simrun ctl [--socket PATH] [--json] show [--rate [--count N] | --conn | --latency | --xstats]
   simrun ctl [--socket PATH] set loglevel debug|info|warn|error
   simrun qat serve --socket PATH [--model M] [--instances N] [--completion polling|thread] [--json]

@@ -118,38 +118,15 @@ func qatServe(args []string, stdout, stderr io.Writer, notify func() (<-chan os.
 		fmt.Fprintf(stderr, "simrun qat serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	cfg, err := f.config()
-	if err != nil {
-		fmt.Fprintf(stderr, "simrun qat serve: %v\n", err)
-		return 2
-	}
-	srv, err := qatdev.NewServer(cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "simrun qat serve: %v\n", err)
-		return 2
-	}
 	sig, release := notify()
 	defer release()
-	if err := srv.Listen(f.socket); err != nil {
-		fmt.Fprintf(stderr, "simrun qat serve: %v\n", err)
-		return 1
+	d, code := startQATDevice(f, "simrun qat serve", stderr)
+	if d == nil {
+		return code
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve() }()
-	if f.metrics != "" {
-		ms, err := serveQATMetrics(f.metrics, srv, stderr)
-		if err != nil {
-			_ = srv.Close()
-			fmt.Fprintf(stderr, "simrun qat serve: --metrics %s: %v\n", f.metrics, err)
-			return 1
-		}
-		defer ms.Close()
-		fmt.Fprintf(stderr, "simrun qat: metrics at http://%s/metrics\n", ms.Addr())
-	}
-	dev := srv.Service().Devices()[0]
-	fmt.Fprintf(stderr, "simrun qat: %s (%s, %s, %d instances) serving on %s\n",
-		dev.Name(), dev.Model().Name, dev.Driver(), dev.Instances(), f.socket)
-	code := 0
+	defer d.close()
+	srv, served := d.srv, d.served
+	code = 0
 	select {
 	case <-sig:
 	case err := <-served:
@@ -159,12 +136,67 @@ func qatServe(args []string, stdout, stderr io.Writer, notify func() (<-chan os.
 		}
 	}
 	t := srv.Telemetry()
-	_ = srv.Close()
+	d.close()
 	if err := printTelemetry(stdout, t, f.json); err != nil {
 		fmt.Fprintf(stderr, "simrun qat serve: %v\n", err)
 		return 1
 	}
 	return code
+}
+
+// qatDevice is a running device process: its server, the result of its
+// Serve, and its metrics endpoint if any.
+type qatDevice struct {
+	srv     *qatdev.Server
+	served  chan error
+	metrics *metrics.Server
+}
+
+// startQATDevice makes the device f describes, listens on f.socket and
+// serves it (and its metrics, when f.metrics is set). On failure it
+// prints why, prefixed with who, and returns nil and the exit code.
+// Both simrun qat serve and simrun serve --qat start the device here.
+func startQATDevice(f qatServeFlags, who string, stderr io.Writer) (*qatDevice, int) {
+	cfg, err := f.config()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", who, err)
+		return nil, 2
+	}
+	srv, err := qatdev.NewServer(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", who, err)
+		return nil, 2
+	}
+	if err := srv.Listen(f.socket); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", who, err)
+		return nil, 1
+	}
+	d := &qatDevice{srv: srv, served: make(chan error, 1)}
+	go func() { d.served <- srv.Serve() }()
+	if f.metrics != "" {
+		ms, err := serveQATMetrics(f.metrics, srv, stderr)
+		if err != nil {
+			_ = srv.Close()
+			fmt.Fprintf(stderr, "%s: --metrics %s: %v\n", who, f.metrics, err)
+			return nil, 1
+		}
+		d.metrics = ms
+		fmt.Fprintf(stderr, "simrun qat: metrics at http://%s/metrics\n", ms.Addr())
+	}
+	dev := srv.Service().Devices()[0]
+	fmt.Fprintf(stderr, "simrun qat: %s (%s, %s, %d instances) serving on %s\n",
+		dev.Name(), dev.Model().Name, dev.Driver(), dev.Instances(), f.socket)
+	return d, 0
+}
+
+// close stops the metrics endpoint and the server; later calls do
+// nothing.
+func (d *qatDevice) close() {
+	if d.metrics != nil {
+		_ = d.metrics.Close()
+		d.metrics = nil
+	}
+	_ = d.srv.Close()
 }
 
 func qatStats(args []string, stdout, stderr io.Writer) int {

@@ -118,3 +118,32 @@ var _ = Describe("simrun qat", func() {
 		Expect(code).To(Equal(2))
 	})
 })
+
+var _ = Describe("simrun serve --qat", func() {
+	It("takes the socket and starts the default device there, which a worker can attach to", func() {
+		var errOut bytes.Buffer
+		c, _, ok := parseServeFlags([]string{"--tap", "x", "--ip", "10.78.0.2/24", "--app", "kv", "--port", "6379",
+			"--qat", filepath.Join(GinkgoT().TempDir(), "q.sock")}, &errOut)
+		Expect(ok).To(BeTrue(), errOut.String())
+		d, code := startQATDevice(qatServeFlags{socket: c.qat, model: "c62x"}, "simrun serve: --qat", &errOut)
+		Expect(d).NotTo(BeNil(), "exit %d: %s", code, errOut.String())
+		defer d.close()
+		Expect(errOut.String()).To(ContainSubstring("serving on " + c.qat))
+
+		cl, err := qatdev.Dial(c.qat)
+		Expect(err).NotTo(HaveOccurred())
+		inst, err := cl.Attach(cl.PID(), -1)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(d.srv.Telemetry().Model.InstancesInUse).To(Equal(1))
+		Expect(cl.Detach(cl.PID(), inst)).To(Succeed())
+		Expect(cl.Close()).To(Succeed())
+	})
+
+	It("names the flag when the socket cannot be made", func() {
+		var errOut bytes.Buffer
+		d, code := startQATDevice(qatServeFlags{socket: "/nonexistent-dir/q.sock", model: "c62x"}, "simrun serve: --qat", &errOut)
+		Expect(d).To(BeNil())
+		Expect(code).To(Equal(1))
+		Expect(errOut.String()).To(HavePrefix("simrun serve: --qat: "))
+	})
+})

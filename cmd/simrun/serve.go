@@ -33,7 +33,7 @@ import (
 
 const serveUsage = `Usage: simrun serve [--backend tap] --tap NAME --ip CIDR --app kv|echo --port N [--cores K] [--mac M]
        simrun serve --backend dpdk --eal "EAL ARGS" [--dpdk-port NAME] --ip CIDR --app kv|echo --port N [--cores K]
-       [--metrics ADDR] [--ctl PATH|none] [--log-level debug|info|warn|error]
+       [--metrics ADDR] [--qat SOCKET] [--ctl PATH|none] [--log-level debug|info|warn|error]
        [--memory-limit SIZE] [--maxmemory SIZE|none] [--maxclients N] [--timeout D]
        [--proto-max-bulk-len SIZE] [--client-query-buffer-limit SIZE]
        [--client-output-buffer-limit "HARD SOFT SECONDS"]
@@ -100,6 +100,9 @@ type serveConfig struct {
 	logLevel slog.Level
 	// latency records read latency (stack/gonet.ReadLatency).
 	latency bool
+	// qat is the socket of a QAT device process serve runs beside the
+	// stack (simrun qat serve's default device), "" for none.
+	qat string
 	// lim is the memory and connection limits.
 	lim serveLimits
 }
@@ -484,6 +487,7 @@ func parseServeFlags(args []string, stderr io.Writer) (c serveConfig, code int, 
 	fs.StringVar(&c.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics, e.g. 127.0.0.1:9464 (default: off)")
 	ctl := fs.String("ctl", "", "control socket for simrun ctl (default "+control.DefaultDir()+"/serve-PID.sock; none: no socket)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error (simrun ctl set loglevel changes it)")
+	fs.StringVar(&c.qat, "qat", "", "also run a simulated QAT device process (a c62x, as simrun qat serve's default) on this Unix socket, for programs run with simrun exec --qat SOCKET; its statistics print at exit")
 	fs.BoolVar(&c.latency, "read-latency", true, "record read latency for simrun ctl show --latency and savanna_read_latency_seconds")
 	var lf limitFlags
 	fs.StringVar(&lf.memoryLimit, "memory-limit", "", "the process's memory budget, e.g. 1GiB: sets GOMEMLIMIT to 7/8 of it and splits into kv's maxmemory (3/8) and tcp_mem (high 5/16, pressure 1/4, low 3/16) (default: none)")
@@ -640,6 +644,16 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		_ = ln.Close()
 		return fail(err)
 	}
+	var qatDev *qatDevice
+	if c.qat != "" {
+		d, _ := startQATDevice(qatServeFlags{socket: c.qat, model: "c62x"}, "simrun serve: --qat", stderr)
+		if d == nil {
+			_ = ln.Close()
+			return 2
+		}
+		qatDev = d
+		defer d.close()
+	}
 	started := time.Now()
 	w := &watched{r: r, dev: dev, app: c.app, appStats: app.stats, lat: lat, started: started, level: level, log: log}
 	stopWatching, err := w.start(c)
@@ -679,6 +693,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	snap := r.Snapshot()
 	r.Stop()
 	printServeStats(stdout, snap, dev.XStats(), c.app, app.stats(), lims, c.json)
+	if qatDev != nil {
+		t := qatDev.srv.Telemetry()
+		qatDev.close()
+		if err := printTelemetry(stdout, t, c.json); err != nil {
+			fmt.Fprintf(stderr, "simrun serve: --qat: %v\n", err)
+		}
+	}
 	log.Info("stopped")
 	return code
 }
