@@ -135,7 +135,7 @@ func (w *world) target(key, target string, usualPort int) (tcp.Addr, error) {
 	if err != nil || !ap.Addr().Is4() {
 		return tcp.Addr{}, w.v.Errorf(key+".target", "%q is not an IPv4 address and port such as 10.0.0.1:%d", target, usualPort)
 	}
-	return tcp.Addr{IP: ap.Addr().As4(), Port: ap.Port()}, nil
+	return tcp.AddrFrom4(ap.Addr().As4(), ap.Port()), nil
 }
 
 // rssPorts returns a picker of local ports whose replies from remote the
@@ -150,7 +150,7 @@ func rssPorts(p *port, local [4]byte, remote tcp.Addr, q int) func(int) uint16 {
 	}
 	t := rss.NewTable(p.dev.RSSKey())
 	return func(int) uint16 {
-		return rss.PortForQueue(t, reta, q, remote.IP, local, remote.Port, &next, 20000, 65534)
+		return rss.PortForQueue(t, reta, q, remote.IP.As4(), local, remote.Port, &next, 20000, 65534)
 	}
 }
 

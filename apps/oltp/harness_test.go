@@ -78,7 +78,7 @@ func newBed(c bedConfig) *bed {
 	Expect(err).NotTo(HaveOccurred())
 
 	next := uint16(20000)
-	ep := oltp.Endpoint{Instance: cin, Remote: tcp.Addr{IP: [4]byte{10, 0, 0, 1}, Port: 3306},
+	ep := oltp.Endpoint{Instance: cin, Remote: tcp.AddrFrom4([4]byte{10, 0, 0, 1}, 3306),
 		Port: func(int) uint16 { next++; return next }}
 	b.client, err = oltp.NewClient(oltp.ClientConfig{Terminals: c.terminals}, []oltp.Endpoint{ep}, eng.RNG("client"))
 	Expect(err).NotTo(HaveOccurred())

@@ -55,7 +55,7 @@ func newBed(seed uint64, link nic.LinkConfig) *bed {
 	}
 	_, err := nic.NewLink(eng, "wire", s.port, c.port, link)
 	Expect(err).NotTo(HaveOccurred())
-	return &bed{eng: eng, server: s, client: c, store: resp.NewStore(), remote: tcp.Addr{IP: [4]byte{10, 0, 0, 1}, Port: 6379}}
+	return &bed{eng: eng, server: s, client: c, store: resp.NewStore(), remote: tcp.AddrFrom4([4]byte{10, 0, 0, 1}, 6379)}
 }
 
 // chunk is bytes a rawClient writes at a time after it connected, or

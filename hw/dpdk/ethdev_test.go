@@ -233,9 +233,9 @@ var _ = Describe("EthDev", Label("dpdk"), Ordered, func() {
 			}
 			a := stack(client, "10.9.0.2/24", pool("tcp_client", client.Socket()), 1)
 			b := stack(server, "10.9.0.1/24", pool("tcp_server", server.Socket()), 2)
-			ln, err := b.TCP().Listen([4]byte{10, 9, 0, 1}, 5001, 4)
+			ln, err := b.TCP().Listen(tcp.IPFrom4([4]byte{10, 9, 0, 1}), 5001, 4)
 			Expect(err).NotTo(HaveOccurred())
-			conn, err := a.TCP().Connect(0, tcp.Addr{IP: [4]byte{10, 9, 0, 2}}, tcp.Addr{IP: [4]byte{10, 9, 0, 1}, Port: 5001})
+			conn, err := a.TCP().Connect(0, tcp.AddrFrom4([4]byte{10, 9, 0, 2}, 0), tcp.AddrFrom4([4]byte{10, 9, 0, 1}, 5001))
 			Expect(err).NotTo(HaveOccurred())
 
 			const total = 64 << 20

@@ -84,8 +84,9 @@ func (d *Dialer) dialTCP(ctx context.Context, raddr *net.TCPAddr) (*Conn, error)
 //
 //go:noinline
 func (d *Dialer) startDial(raddr *net.TCPAddr) (*Conn, chan error, error) {
-	remote := tcp.Addr{Port: uint16(raddr.Port)}
-	copy(remote.IP[:], raddr.IP.To4())
+	var ip4 [4]byte
+	copy(ip4[:], raddr.IP.To4())
+	remote := tcp.AddrFrom4(ip4, uint16(raddr.Port))
 	lc := d.R.DialLcore()
 	c := newConn(lc, d.Options)
 	c.ra = remote
@@ -96,7 +97,7 @@ func (d *Dialer) startDial(raddr *net.TCPAddr) (*Conn, chan error, error) {
 		var err error
 		for try := 0; try < 64; try++ {
 			p := lc.LocalPortFor(local, remote)
-			tc, err = lc.Instance().TCP().Connect(lc.Now(), tcp.Addr{IP: local, Port: p}, remote)
+			tc, err = lc.Instance().TCP().Connect(lc.Now(), tcp.AddrFrom4(local, p), remote)
 			if p == 0 || !errors.Is(err, tcp.ErrAddrInUse) {
 				break
 			}

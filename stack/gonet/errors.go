@@ -51,5 +51,5 @@ func opError(op string, src, dst net.Addr, err error) error {
 }
 
 func tcpAddr(a tcp.Addr) *net.TCPAddr {
-	return &net.TCPAddr{IP: net.IPv4(a.IP[0], a.IP[1], a.IP[2], a.IP[3]).To4(), Port: int(a.Port)}
+	return net.TCPAddrFromAddrPort(a.AddrPort())
 }

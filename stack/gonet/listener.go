@@ -54,14 +54,14 @@ func ListenOptions(r *rt.Runtime, port uint16, backlog int, o Options) (*Listene
 		backlog = DefaultBacklog
 	}
 	a := r.Addr()
-	l := &Listener{r: r, addr: tcpAddr(tcp.Addr{IP: a, Port: port}), opts: o,
+	l := &Listener{r: r, addr: tcpAddr(tcp.AddrFrom4(a, port)), opts: o,
 		ch: make(chan *Conn, backlog), closeCh: make(chan struct{}), dead: make(chan struct{})}
 	for _, lc := range r.Lcores() {
 		s := &shard{l: l, lc: lc}
 		s.task = rt.NewTask(s.accept)
 		res := make(chan error, 1)
 		err := lc.Submit(func(lc *rt.Lcore) {
-			tl, err := lc.Instance().TCP().Listen([4]byte{}, port, backlog)
+			tl, err := lc.Instance().TCP().Listen(tcp.IP{}, port, backlog)
 			if err != nil {
 				res <- err
 				return

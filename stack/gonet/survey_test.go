@@ -66,8 +66,8 @@ var _ = Describe("watching sockets of a running stack", func() {
 		Eventually(func() []rt.SocketRow { return established(w.b.Survey(true)) }).WithTimeout(10 * time.Second).
 			Should(ContainElement(And(
 				HaveField("Lcore", server.Lcore()),
-				HaveField("SocketInfo.Local", tcp.Addr{IP: [4]byte{10, 9, 0, 2}, Port: 90}),
-				HaveField("SocketInfo.Remote.IP", [4]byte{10, 9, 0, 1}),
+				HaveField("SocketInfo.Local", tcp.AddrFrom4([4]byte{10, 9, 0, 2}, 90)),
+				HaveField("SocketInfo.Remote.IP", tcp.IPFrom4([4]byte{10, 9, 0, 1})),
 				HaveField("RxRing", 1000),
 			)))
 		s := w.b.Survey(true)
@@ -101,7 +101,7 @@ var _ = Describe("watching sockets of a running stack", func() {
 				HaveField("SocketInfo.SRTT", BeNumerically(">", 0)),
 				HaveField("SocketInfo.Cwnd", BeNumerically(">", 0)),
 				HaveField("SocketInfo.SendQueue", 0),
-				HaveField("SocketInfo.Remote", tcp.Addr{IP: [4]byte{10, 9, 0, 2}, Port: 90}),
+				HaveField("SocketInfo.Remote", tcp.AddrFrom4([4]byte{10, 9, 0, 2}, 90)),
 			)))
 		Expect(w.a.Survey(false).Sockets).To(BeNil(), "no listing unless asked")
 	})

@@ -80,7 +80,7 @@ var _ = Describe("EventSet", func() {
 			s.ln = ln
 			p.server.core.Attach(s)
 			servers = append(servers, s)
-			c := &setApp{set: p.client.in.NewEventSet(), dial: true, remote: tcp.Addr{IP: p.serverAddr, Port: port}, name: name}
+			c := &setApp{set: p.client.in.NewEventSet(), dial: true, remote: tcp.AddrFrom4(p.serverAddr, port), name: name}
 			p.client.core.Attach(c)
 			clients = append(clients, c)
 		}

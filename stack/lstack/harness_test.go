@@ -90,7 +90,7 @@ type sender struct {
 
 func (s *sender) Poll(m hw.Meter) (bool, time.Duration) {
 	if s.conn == nil {
-		c, err := s.p.client.in.TCP().Connect(m.Now(), tcp.Addr{IP: s.p.clientAddr}, tcp.Addr{IP: s.p.serverAddr, Port: 5001})
+		c, err := s.p.client.in.TCP().Connect(m.Now(), tcp.AddrFrom4(s.p.clientAddr, 0), tcp.AddrFrom4(s.p.serverAddr, 5001))
 		if err != nil {
 			s.err = err
 			return false, sim.Never
@@ -176,7 +176,7 @@ func (r *receiver) Poll(m hw.Meter) (bool, time.Duration) {
 // transfer sends total bytes from client to server and runs until the
 // receiver saw EOF or limit of simulated time passed.
 func transfer(p *pair, total int, limit time.Duration) (*sender, *receiver) {
-	ln, err := p.server.in.TCP().Listen(p.serverAddr, 5001, 16)
+	ln, err := p.server.in.TCP().Listen(tcp.IPFrom4(p.serverAddr), 5001, 16)
 	Expect(err).NotTo(HaveOccurred())
 	s := &sender{p: p, total: total, buf: make([]byte, 64<<10), sum: sha256.New()}
 	r := &receiver{ln: ln, buf: make([]byte, 64<<10), sum: sha256.New()}

@@ -32,7 +32,7 @@ func (in *Instance) call(m hw.Meter) {
 // instance of a host listens on the port (Gazelle's listen_shadow); RSS
 // decides which one a connection reaches.
 func (in *Instance) Listen(port uint16, backlog int) (*tcp.Listener, error) {
-	return in.tcp.Listen(in.ifc.Addr(), port, backlog)
+	return in.tcp.Listen(tcp.IPFrom4(in.ifc.Addr()), port, backlog)
 }
 
 // Accept takes a connection from the listener's accept queue.
@@ -45,7 +45,7 @@ func (in *Instance) Accept(m hw.Meter, l *tcp.Listener) (*tcp.Conn, bool) {
 // port; 0 picks one) to remote.
 func (in *Instance) Connect(m hw.Meter, localPort uint16, remote tcp.Addr) (*tcp.Conn, error) {
 	in.call(m)
-	return in.tcp.Connect(m.Now(), tcp.Addr{IP: in.ifc.Addr(), Port: localPort}, remote)
+	return in.tcp.Connect(m.Now(), tcp.AddrFrom4(in.ifc.Addr(), localPort), remote)
 }
 
 // Read reads from a connection. Nothing to read yet is (0, nil), as a

@@ -88,7 +88,7 @@ type pinger struct {
 func (p *pinger) Poll(m hw.Meter) (bool, time.Duration) {
 	if !p.started {
 		p.started = true
-		c, err := p.in.Connect(m, 0, tcp.Addr{IP: [4]byte{10, 0, 0, 1}, Port: 3306})
+		c, err := p.in.Connect(m, 0, tcp.AddrFrom4([4]byte{10, 0, 0, 1}, 3306))
 		Expect(err).NotTo(HaveOccurred())
 		p.c = c
 		return true, sim.Never

@@ -145,7 +145,7 @@ var _ = Describe("real-time driver", func() {
 		Expect(r.Snapshot().TCPMem.InUse).To(BeZero())
 		// A connection opened on one lcore counts against the other's
 		// limit: the budget is the process's.
-		_, err := a.Connect(0, tcp.Addr{IP: r.Addr()}, tcp.Addr{IP: [4]byte{10, 1, 0, 2}, Port: 80})
+		_, err := a.Connect(0, tcp.AddrFrom4(r.Addr(), 0), tcp.AddrFrom4([4]byte{10, 1, 0, 2}, 80))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(b.NumConns()).To(BeZero())
 		Expect(r.Lcores()[1].Instance().TCP().MemBudget().Stats().InUse).To(BeZero())

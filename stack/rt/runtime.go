@@ -188,7 +188,7 @@ func (lc *Lcore) LocalPortFor(local [4]byte, remote tcp.Addr) uint16 {
 	if !r.rss {
 		return 0
 	}
-	return rss.PortForQueue(r.rssT, r.reta, lc.id, remote.IP, local, remote.Port, &lc.nextPort, 32768, 60999)
+	return rss.PortForQueue(r.rssT, r.reta, lc.id, remote.IP.As4(), local, remote.Port, &lc.nextPort, 32768, 60999)
 }
 
 // LcoreSnapshot is one lcore's counters.

@@ -31,9 +31,10 @@ type Listener struct {
 	setData any
 }
 
-// Listen opens a listener on addr:port (addr 0.0.0.0 matches every local
-// address) with an accept queue of backlog connections.
-func (s *Stack) Listen(addr [4]byte, port uint16, backlog int) (*Listener, error) {
+// Listen opens a listener on addr:port with an accept queue of backlog
+// connections. An unspecified addr (0.0.0.0, the zero IP, or ::)
+// matches every local address of its family.
+func (s *Stack) Listen(addr IP, port uint16, backlog int) (*Listener, error) {
 	if port == 0 {
 		return nil, fmt.Errorf("tcp: listen on %v: port 0: %w", addr, ErrInvalidState)
 	}
@@ -238,8 +239,8 @@ func rcvWscaleFor(buf int) uint8 {
 }
 
 func (s *Stack) tsOffsetFor(id fourTuple) uint32 {
-	a, b := id.words()
-	return uint32(sipHash24(s.tsKey, []uint64{a, b}))
+	var w [hashWordsMax]uint64
+	return uint32(sipHash24(s.tsKey, id.words(&w)))
 }
 
 // cookieACK validates an ACK as the third step of a cookie handshake

@@ -12,7 +12,7 @@ type countOut struct {
 	n int
 }
 
-func (c *countOut) SendSegment(time.Duration, [4]byte, [4]byte, []byte) error { c.n++; return nil }
+func (c *countOut) SendSegment(time.Duration, IP, IP, []byte) error { c.n++; return nil }
 
 // BenchmarkEstablishedRx measures the established fast path: one
 // in-order full-sized data segment in (checksum computed by the test and
@@ -31,7 +31,7 @@ func benchRx(b *testing.B, offload bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	local, remote := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+	local, remote := IPFrom4([4]byte{10, 0, 0, 1}), IPFrom4([4]byte{10, 0, 0, 2})
 	l, _ := s.Listen(local, 80, 4)
 	cap := &discard{}
 	s.out = cap

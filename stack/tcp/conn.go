@@ -172,8 +172,7 @@ func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
 	s.connSeq++
 	c.seqNo = s.connSeq
 	c.cc, _ = newCC(s.cfg.CongestionControl)
-	a, b := id.words()
-	c.tsOffset = uint32(sipHash24(s.tsKey, []uint64{a, b}))
+	c.tsOffset = s.tsOffsetFor(id)
 	// Our window scale: the smallest shift that lets the whole receive
 	// buffer be advertised (RFC 7323 section 2.3, at most 14).
 	for c.rcvWscale < 14 && s.cfg.RecvBuffer>>c.rcvWscale > 0xffff {

@@ -70,7 +70,7 @@ func (s *Stack) AppendSockets(dst []SocketInfo) []SocketInfo {
 		if ls[i].Local.Port != ls[j].Local.Port {
 			return ls[i].Local.Port < ls[j].Local.Port
 		}
-		return addrLess(ls[i].Local.IP, ls[j].Local.IP)
+		return ls[i].Local.IP.Compare(ls[j].Local.IP) < 0
 	})
 	cs := make([]*Conn, 0, len(s.conns))
 	for _, c := range s.conns {
@@ -103,13 +103,4 @@ func (c *Conn) socketInfo() SocketInfo {
 		SRTT: c.rtt.srtt, RTO: c.rtt.current(), Cwnd: c.ccs.cwnd, Ssthresh: c.ccs.ssthresh,
 		MSS: c.mss, SndWnd: c.sndWnd,
 	}
-}
-
-func addrLess(a, b [4]byte) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return false
 }

@@ -39,8 +39,9 @@ func cookieMSSIndex(mss uint16) uint32 {
 }
 
 func (s *Stack) cookieHash(t fourTuple, peerISN Seq, tick uint32) uint32 {
-	a, b := t.words()
-	return uint32(sipHash24(s.cookieKey, []uint64{a, b, uint64(peerISN)<<32 | uint64(tick)})) & 0xffffff
+	var w [hashWordsMax]uint64
+	m := append(t.words(&w), uint64(peerISN)<<32|uint64(tick))
+	return uint32(sipHash24(s.cookieKey, m)) & 0xffffff
 }
 
 func cookieTickAt(now time.Duration) uint32 { return uint32(now/cookieTick) & 31 }

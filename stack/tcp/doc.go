@@ -10,7 +10,8 @@
 // boundary with the network layer is:
 //
 //   - (*Stack).Input(now, src, dst, segment) takes a received TCP segment
-//     (header and payload, IPv4 addresses beside it);
+//     (header and payload, its addresses beside it as IP: IPv4 or
+//     IPv6, the engine does not care which);
 //   - the Output, which the network layer implements: its Network half
 //     gives the header length the MSS is computed from and the
 //     pseudo-header sum every checksum is written and verified over (RFC

@@ -48,7 +48,7 @@ type discard struct {
 	last []byte
 }
 
-func (d *discard) SendSegment(_ time.Duration, _, _ [4]byte, seg []byte) error {
+func (d *discard) SendSegment(_ time.Duration, _, _ IP, seg []byte) error {
 	d.last = append(d.last[:0], seg...)
 	return nil
 }
@@ -58,13 +58,13 @@ type fuzzTarget struct {
 	s      *Stack
 	out    *discard
 	c      *Conn
-	local  [4]byte
-	remote [4]byte
+	local  IP
+	remote IP
 	now    time.Duration
 }
 
 func newFuzzTarget() *fuzzTarget {
-	ft := &fuzzTarget{out: &discard{}, local: [4]byte{10, 0, 0, 1}, remote: [4]byte{10, 0, 0, 2}}
+	ft := &fuzzTarget{out: &discard{}, local: IPFrom4([4]byte{10, 0, 0, 1}), remote: IPFrom4([4]byte{10, 0, 0, 2})}
 	s, err := New(tuned(func(c *Config) {
 		c.MaxOOORanges = 4
 		c.RecvBuffer = 64 << 10

@@ -56,7 +56,7 @@ var _ = Describe("Handshake", func() {
 	})
 
 	It("passive open: SYN, SYN-ACK echoing the peer's options, ACK, Accept", func() {
-		l, err := h.s.Listen([4]byte{}, h.lport, 4)
+		l, err := h.s.Listen(IP{}, h.lport, 4)
 		Expect(err).NotTo(HaveOccurred())
 		syn := Repr{Seq: h.peerISS, Flags: FlagSYN}
 		p := defaultPeer()

@@ -13,8 +13,8 @@ import (
 // captured is one segment the engine under test emitted.
 type captured struct {
 	at  time.Duration
-	src [4]byte
-	dst [4]byte
+	src IP
+	dst IP
 	Repr
 }
 
@@ -31,19 +31,19 @@ var errNotLent = errors.New("test output: nothing was lent")
 
 func (ipv4Network) HeaderLen() int { return ipv4HeaderLen }
 
-func (ipv4Network) PseudoHeaderSum(src, dst [4]byte, n int) uint64 { return v4sum(src, dst, n) }
+func (ipv4Network) PseudoHeaderSum(src, dst IP, n int) uint64 { return v4sum(src, dst, n) }
 
 func (ipv4Network) Lend(int) ([]byte, uint64) { return nil, 0 }
 
-func (ipv4Network) SendLent(time.Duration, [4]byte, [4]byte, uint64, int) error { return errNotLent }
+func (ipv4Network) SendLent(time.Duration, IP, IP, uint64, int) error { return errNotLent }
 
 // v4sum is the IPv4 pseudo-header sum of a TCP segment of n bytes.
-func v4sum(src, dst [4]byte, n int) uint64 {
-	return checksum.PseudoHeaderV4(src, dst, ProtocolNumber, n)
+func v4sum(src, dst IP, n int) uint64 {
+	return checksum.PseudoHeaderV4(src.As4(), dst.As4(), ProtocolNumber, n)
 }
 
 // setV4Checksum sets seg's checksum under the IPv4 pseudo-header.
-func setV4Checksum(seg []byte, src, dst [4]byte) { SetChecksum(seg, v4sum(src, dst, len(seg))) }
+func setV4Checksum(seg []byte, src, dst IP) { SetChecksum(seg, v4sum(src, dst, len(seg))) }
 
 // capture is a test Output that parses and keeps every segment.
 type capture struct {
@@ -52,7 +52,7 @@ type capture struct {
 	now  *time.Duration
 }
 
-func (c *capture) SendSegment(now time.Duration, src, dst [4]byte, seg []byte) error {
+func (c *capture) SendSegment(now time.Duration, src, dst IP, seg []byte) error {
 	b := append([]byte(nil), seg...)
 	Expect(VerifyChecksum(b, v4sum(src, dst, len(b)))).To(BeTrue(), "emitted segment has a bad checksum")
 	r, err := Parse(b)
@@ -66,8 +66,8 @@ type harness struct {
 	s      *Stack
 	out    *capture
 	now    time.Duration
-	local  [4]byte
-	remote [4]byte
+	local  IP
+	remote IP
 	lport  uint16
 	rport  uint16
 	// The peer's view of the connection.
@@ -80,7 +80,7 @@ type harness struct {
 }
 
 func newHarness(cfg Config) *harness {
-	h := &harness{local: [4]byte{10, 0, 0, 1}, remote: [4]byte{10, 0, 0, 2}, lport: 80, rport: 40000, peerISS: 1000, peerTS: 5000}
+	h := &harness{local: IPFrom4([4]byte{10, 0, 0, 1}), remote: IPFrom4([4]byte{10, 0, 0, 2}), lport: 80, rport: 40000, peerISS: 1000, peerTS: 5000}
 	h.out = &capture{now: &h.now}
 	s, err := New(cfg, rand.New(rand.NewPCG(1, 2)), h.out)
 	Expect(err).NotTo(HaveOccurred())

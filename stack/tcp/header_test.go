@@ -6,7 +6,7 @@ import (
 )
 
 var _ = Describe("Header", func() {
-	src, dst := [4]byte{1, 2, 3, 4}, [4]byte{5, 6, 7, 8}
+	src, dst := IPFrom4([4]byte{1, 2, 3, 4}), IPFrom4([4]byte{5, 6, 7, 8})
 
 	DescribeTable("Emit then Parse gives back the same representation",
 		func(r Repr) {

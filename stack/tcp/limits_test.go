@@ -11,7 +11,7 @@ var _ = Describe("Refusals a peer sees (issue 17, finding 7)", func() {
 	It("answers a SYN past max_conns with a RST, so that the client's connect fails at once with ErrConnRefused", func() {
 		srv := tuned(func(c *Config) { c.MaxConns = 1 })
 		w := newWire(wireConfig{rateBps: 10e9, latency: 50 * time.Microsecond, seed: 5}, [2]Config{DefaultConfig(), srv})
-		_, err := w.stacks[1].Listen([4]byte{}, 80, 16)
+		_, err := w.stacks[1].Listen(IP{}, 80, 16)
 		Expect(err).NotTo(HaveOccurred())
 		first, err := w.stacks[0].Connect(0, Addr{w.addrs[0], 0}, Addr{w.addrs[1], 80})
 		Expect(err).NotTo(HaveOccurred())

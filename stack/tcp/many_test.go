@@ -20,7 +20,7 @@ var _ = Describe("Many connections driven by readiness events", func() {
 		})
 		w := newWire(wireConfig{rateBps: 10e9, latency: 50 * time.Microsecond, loss: 0.01, reorder: 0.01,
 			reorderBy: 100 * time.Microsecond, seed: 31}, [2]Config{cfg, cfg})
-		l, err := w.stacks[1].Listen([4]byte{}, 80, n)
+		l, err := w.stacks[1].Listen(IP{}, 80, n)
 		Expect(err).NotTo(HaveOccurred())
 		type clientSide struct {
 			st *streamer

@@ -26,7 +26,7 @@ func newMemRig(n int, client, server Config) *memRig {
 		rbuf:  make([]byte, 64<<10),
 	}
 	var err error
-	m.l, err = m.w.stacks[1].Listen([4]byte{}, 80, n)
+	m.l, err = m.w.stacks[1].Listen(IP{}, 80, n)
 	Expect(err).NotTo(HaveOccurred())
 	for i := 0; i < n; i++ {
 		c, err := m.w.stacks[0].Connect(0, Addr{m.w.addrs[0], 0}, Addr{m.w.addrs[1], 80})

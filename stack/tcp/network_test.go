@@ -19,7 +19,7 @@ import (
 
 // pseudoCall is one PseudoHeaderSum call.
 type pseudoCall struct {
-	src, dst [4]byte
+	src, dst IP
 	length   int
 }
 
@@ -36,12 +36,12 @@ type otherNetwork struct {
 
 func (o *otherNetwork) HeaderLen() int { return o.hdr }
 
-func (o *otherNetwork) PseudoHeaderSum(src, dst [4]byte, n int) uint64 {
+func (o *otherNetwork) PseudoHeaderSum(src, dst IP, n int) uint64 {
 	o.calls = append(o.calls, pseudoCall{src, dst, n})
 	return v4sum(src, dst, n) + o.delta
 }
 
-func (o *otherNetwork) SendSegment(_ time.Duration, _, _ [4]byte, seg []byte) error {
+func (o *otherNetwork) SendSegment(_ time.Duration, _, _ IP, seg []byte) error {
 	o.segs = append(o.segs, append([]byte(nil), seg...))
 	return nil
 }
@@ -88,7 +88,7 @@ func (l *lender) Lend(n int) ([]byte, uint64) {
 	return b, l.open
 }
 
-func (l *lender) SendLent(now time.Duration, src, dst [4]byte, token uint64, n int) error {
+func (l *lender) SendLent(now time.Duration, src, dst IP, token uint64, n int) error {
 	if token == 0 || token != l.open {
 		l.misuse = append(l.misuse, fmt.Sprintf("SendLent of token %d, open %d", token, l.open))
 		return errNotLent
@@ -102,7 +102,7 @@ func (l *lender) SendLent(now time.Duration, src, dst [4]byte, token uint64, n i
 	return l.Output.SendSegment(now, src, dst, l.buf[:n])
 }
 
-func (l *lender) SendSegment(now time.Duration, src, dst [4]byte, seg []byte) error {
+func (l *lender) SendSegment(now time.Duration, src, dst IP, seg []byte) error {
 	if l.open != 0 {
 		l.misuse = append(l.misuse, fmt.Sprintf("SendSegment while loan %d is open", l.open))
 	}
@@ -111,7 +111,7 @@ func (l *lender) SendSegment(now time.Duration, src, dst [4]byte, seg []byte) er
 }
 
 var _ = Describe("The pseudo-header comes from the network layer (RFC 9293 section 3.1)", func() {
-	local, remote := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+	local, remote := IPFrom4([4]byte{10, 0, 0, 1}), IPFrom4([4]byte{10, 0, 0, 2})
 	const delta = 0x12345
 
 	newStack := func(offload bool) (*Stack, *otherNetwork) {
@@ -166,7 +166,7 @@ var _ = Describe("The pseudo-header comes from the network layer (RFC 9293 secti
 })
 
 var _ = Describe("The MSS comes from the network layer's header length (RFC 9293 section 3.7.1)", func() {
-	local, remote := [4]byte{10, 0, 0, 1}, [4]byte{10, 0, 0, 2}
+	local, remote := IPFrom4([4]byte{10, 0, 0, 1}), IPFrom4([4]byte{10, 0, 0, 2})
 
 	synMSS := func(hdr int, cookies bool) uint16 {
 		net := &otherNetwork{hdr: hdr}
@@ -282,7 +282,56 @@ var _ = Describe("Buffers the Output lends (Lend, SendLent)", func() {
 // network layer whose send failed.
 type refusingLender struct{ *lender }
 
-func (r *refusingLender) SendLent(time.Duration, [4]byte, [4]byte, uint64, int) error {
+func (r *refusingLender) SendLent(time.Duration, IP, IP, uint64, int) error {
 	r.open = 0
 	return errNotLent
+}
+
+// ipv6HeaderLen is the IPv6 fixed header (RFC 8200 section 3); the test
+// network sends no extension headers.
+const ipv6HeaderLen = 40
+
+// ipv6Network is an IPv6 network layer for the engine: its header length
+// and its pseudo-header (RFC 8200 section 8.1: source address, destination
+// address, the upper-layer packet length in 32 bits, three zero bytes and
+// the next header, 6), and no buffer to lend. It records every address
+// it was asked to sum for, so that a spec can tell no IPv4 one reached it.
+type ipv6Network struct {
+	ipv4Network
+	// notV6 counts PseudoHeaderSum calls with an address that is not
+	// IPv6.
+	notV6 *int
+}
+
+func (ipv6Network) HeaderLen() int { return ipv6HeaderLen }
+
+func (n ipv6Network) PseudoHeaderSum(src, dst IP, length int) uint64 {
+	if (!src.Is6() || !dst.Is6()) && n.notV6 != nil {
+		*n.notV6++
+	}
+	return v6sum(src, dst, length)
+}
+
+// v6sum is the IPv6 pseudo-header sum of a TCP segment of n bytes (RFC
+// 8200 section 8.1), unfolded as checksum.Add accumulates it.
+func v6sum(src, dst IP, n int) uint64 {
+	var ph [40]byte
+	s, d := src.As16(), dst.As16()
+	copy(ph[0:16], s[:])
+	copy(ph[16:32], d[:])
+	binary.BigEndian.PutUint32(ph[32:36], uint32(n))
+	ph[39] = ProtocolNumber
+	return checksum.Add(0, ph[:])
+}
+
+// wireEnd6 is one end of the test wire over ipv6Network.
+type wireEnd6 struct {
+	wireEnd
+	net ipv6Network
+}
+
+func (e wireEnd6) HeaderLen() int { return e.net.HeaderLen() }
+
+func (e wireEnd6) PseudoHeaderSum(src, dst IP, n int) uint64 {
+	return e.net.PseudoHeaderSum(src, dst, n)
 }

@@ -5,10 +5,11 @@ import "math/bits"
 // sipKey is a 128-bit SipHash key drawn from the stack's random stream.
 type sipKey [2]uint64
 
-// sipHash24 is SipHash-2-4 (Aumasson and Bernstein, 2012) over a fixed
-// input of up to four 64-bit words, the keyed pseudo-random function RFC
-// 6528 section 3 asks for (it suggests MD5; any PRF with a secret key
-// will do, and Linux uses SipHash too).
+// sipHash24 is SipHash-2-4 (Aumasson and Bernstein, 2012) over an input
+// of whole 64-bit words (six at most here: an IPv6 4-tuple and a SYN
+// cookie's word), the keyed pseudo-random function RFC 6528 section 3
+// asks for (it suggests MD5; any PRF with a secret key will do, and
+// Linux uses SipHash too).
 func sipHash24(k sipKey, m []uint64) uint64 {
 	v0 := k[0] ^ 0x736f6d6570736575
 	v1 := k[1] ^ 0x646f72616e646f6d

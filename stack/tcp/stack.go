@@ -3,7 +3,6 @@ package tcp
 import (
 	"container/heap"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -30,7 +29,7 @@ type Network interface {
 	// destination, zero, protocol 6 and the TCP length, RFC 9293 section
 	// 3.1). The engine adds the segment to it to write and to verify
 	// checksums.
-	PseudoHeaderSum(src, dst [4]byte, length int) uint64
+	PseudoHeaderSum(src, dst IP, length int) uint64
 }
 
 // Output is the boundary towards the network layer (stack/ipv4 via
@@ -60,23 +59,13 @@ type Output interface {
 	// from src to dst, and ends the loan whatever the outcome. A token
 	// that names no open loan (already sent, taken back, never lent) is
 	// refused with an error and nothing is sent.
-	SendLent(now time.Duration, src, dst [4]byte, token uint64, n int) error
+	SendLent(now time.Duration, src, dst IP, token uint64, n int) error
 	// SendSegment sends seg, built in the engine's own buffer, from src
 	// to dst. seg is lent for the duration of the call only: the callee
 	// copies it (into an mbuf, behind its header) before returning, so
 	// the engine reuses one scratch buffer and allocates nothing per
 	// segment.
-	SendSegment(now time.Duration, src, dst [4]byte, seg []byte) error
-}
-
-// Addr is an IPv4 address and port.
-type Addr struct {
-	IP   [4]byte
-	Port uint16
-}
-
-func (a Addr) String() string {
-	return fmt.Sprintf("%d.%d.%d.%d:%d", a.IP[0], a.IP[1], a.IP[2], a.IP[3], a.Port)
+	SendSegment(now time.Duration, src, dst IP, seg []byte) error
 }
 
 // NoDeadline is what Poll returns when no timer is armed.
@@ -96,8 +85,10 @@ var (
 	ErrInvalidState = errors.New("tcp: invalid state for operation")
 )
 
+// listenKey names a listener: its local address (its family's
+// unspecified address for a wildcard listener) and port.
 type listenKey struct {
-	addr [4]byte
+	addr IP
 	port uint16
 }
 
@@ -195,17 +186,17 @@ func (s *Stack) NumConns() int { return len(s.conns) }
 // Input verifies the checksum over the pseudo-header the Output's
 // Network gives (RFC 9293 section 3.1); use InputVerified when the NIC
 // or the network layer already did.
-func (s *Stack) Input(now time.Duration, src, dst [4]byte, seg []byte) {
+func (s *Stack) Input(now time.Duration, src, dst IP, seg []byte) {
 	s.input(now, src, dst, seg, false)
 }
 
 // InputVerified is Input for a segment whose checksum the NIC has
 // verified (DPDK's RTE_MBUF_F_RX_L4_CKSUM_GOOD).
-func (s *Stack) InputVerified(now time.Duration, src, dst [4]byte, seg []byte) {
+func (s *Stack) InputVerified(now time.Duration, src, dst IP, seg []byte) {
 	s.input(now, src, dst, seg, true)
 }
 
-func (s *Stack) input(now time.Duration, src, dst [4]byte, seg []byte, verified bool) {
+func (s *Stack) input(now time.Duration, src, dst IP, seg []byte, verified bool) {
 	s.stats.InSegs++
 	s.charge(hw.CostStackTCPRx, 1)
 	if !verified {
@@ -247,11 +238,14 @@ func (s *Stack) input(now time.Duration, src, dst [4]byte, seg []byte, verified 
 	s.replyRST(now, id, &r)
 }
 
-func (s *Stack) lookupListener(addr [4]byte, port uint16) *Listener {
+// lookupListener finds the listener of a segment to addr:port: one bound
+// to that address, else the wildcard of addr's family (an IPv4 segment
+// never reaches a listener on ::, nor an IPv6 one a listener on 0.0.0.0).
+func (s *Stack) lookupListener(addr IP, port uint16) *Listener {
 	if l, ok := s.listeners[listenKey{addr, port}]; ok {
 		return l
 	}
-	if l, ok := s.listeners[listenKey{[4]byte{}, port}]; ok {
+	if l, ok := s.listeners[listenKey{addr.unspecified(), port}]; ok {
 		return l
 	}
 	return nil

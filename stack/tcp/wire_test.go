@@ -30,8 +30,8 @@ type delivery struct {
 	at  time.Duration
 	seq uint64
 	to  int
-	src [4]byte
-	dst [4]byte
+	src IP
+	dst IP
 	seg []byte
 }
 
@@ -62,7 +62,7 @@ type wire struct {
 	seq       uint64
 	now       time.Duration
 	stacks    [2]*Stack
-	addrs     [2][4]byte
+	addrs     [2]IP
 	busyUntil [2]time.Duration
 	sent      [2]int
 	dropped   int
@@ -80,7 +80,7 @@ type wireEnd struct {
 	from int
 }
 
-func (e wireEnd) SendSegment(now time.Duration, src, dst [4]byte, seg []byte) error {
+func (e wireEnd) SendSegment(now time.Duration, src, dst IP, seg []byte) error {
 	w := e.w
 	w.sent[e.from]++
 	if len(seg) > w.maxSeg {
@@ -129,7 +129,7 @@ func (e wireEnd) SendSegment(now time.Duration, src, dst [4]byte, seg []byte) er
 	return nil
 }
 
-func (w *wire) push(at time.Duration, to int, src, dst [4]byte, b []byte) {
+func (w *wire) push(at time.Duration, to int, src, dst IP, b []byte) {
 	w.seq++
 	var d *delivery
 	if n := len(w.free); n > 0 {
@@ -143,10 +143,17 @@ func (w *wire) push(at time.Duration, to int, src, dst [4]byte, b []byte) {
 }
 
 func newWire(cfg wireConfig, ccfg [2]Config) *wire {
+	return newWireOver(cfg, ccfg, [2]IP{IPFrom4([4]byte{10, 0, 0, 1}), IPFrom4([4]byte{10, 0, 0, 2})},
+		func(e wireEnd) Output { return e })
+}
+
+// newWireOver is newWire with the two engines at addrs, each with the
+// Output end makes of its end of the wire (another network layer).
+func newWireOver(cfg wireConfig, ccfg [2]Config, addrs [2]IP, end func(wireEnd) Output) *wire {
 	w := &wire{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.seed, 7))}
-	w.addrs = [2][4]byte{{10, 0, 0, 1}, {10, 0, 0, 2}}
+	w.addrs = addrs
 	for i := 0; i < 2; i++ {
-		s, err := New(ccfg[i], rand.New(rand.NewPCG(cfg.seed, uint64(i+100))), wireEnd{w: w, from: i})
+		s, err := New(ccfg[i], rand.New(rand.NewPCG(cfg.seed, uint64(i+100))), end(wireEnd{w: w, from: i}))
 		if err != nil {
 			panic(err)
 		}
