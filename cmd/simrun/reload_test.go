@@ -1,3 +1,8 @@
+//go:build !dpdk
+
+// Like serve_test.go, whose live helpers it uses, this file is left out
+// of -tags dpdk builds.
+
 package main
 
 import (
