@@ -28,6 +28,38 @@ var headerEnd = []byte("\r\n\r\n")
 // O(size + k), not O(size * k) as a search from byte 0 each time would.
 type headScan struct {
 	scanned int // bytes of the message searched without finding the end
+	// parsed is set once the header was found and parsed: what it said
+	// is kept by the parser, and later calls only wait for the body.
+	parsed bool
+}
+
+// header is the stage both parsers share: find the header's end
+// (resuming) and parse it once with parseHead. It returns nil once the
+// header is parsed, errIncomplete while it is not whole, or the error
+// that refuses the message (the caller then resets). work counts the
+// bytes examined.
+func (s *headScan) header(b []byte, work *uint64, parseHead func(b []byte, end int) error) error {
+	if s.parsed {
+		return nil
+	}
+	end, err := s.find(b, work)
+	if err == nil {
+		err = parseHead(b, end)
+	}
+	if err == nil {
+		s.parsed = true
+	}
+	return err
+}
+
+// startLine splits the header b[:end] at its first CRLF: the start line
+// ends at lineEnd, and the fields are rest.
+func startLine(b []byte, end int) (lineEnd int, rest []byte) {
+	head := b[:end]
+	if i := bytes.Index(head, []byte("\r\n")); i >= 0 {
+		return i, head[i+2:]
+	}
+	return end, nil
 }
 
 // find returns the offset of the "\r\n\r\n" ending the header at the start

@@ -20,7 +20,6 @@ type request struct {
 // request or an error it is ready for the next message.
 type requestParser struct {
 	head         headScan
-	parsed       bool
 	method, path span
 	gzip, close  bool
 	length       int
@@ -33,17 +32,11 @@ type requestParser struct {
 // call with more of it.
 func (p *requestParser) parse(b []byte) (request, error) {
 	p.work++
-	if !p.parsed {
-		end, err := p.head.find(b, &p.work)
-		if err == nil {
-			err = p.parseHead(b, end)
+	if err := p.head.header(b, &p.work, p.parseHead); err != nil {
+		if err != errIncomplete {
+			p.reset()
 		}
-		if err != nil {
-			if err != errIncomplete {
-				p.reset()
-			}
-			return request{}, err
-		}
+		return request{}, err
 	}
 	if len(b) < p.length {
 		return request{}, errIncomplete
@@ -60,11 +53,7 @@ func (p *requestParser) reset() { *p = requestParser{work: p.work} }
 // ends at end (RFC 9112 sections 3 and 5).
 func (p *requestParser) parseHead(b []byte, end int) error {
 	p.work += uint64(end)
-	head := b[:end]
-	lineEnd, rest := end, []byte(nil)
-	if i := bytes.Index(head, []byte("\r\n")); i >= 0 {
-		lineEnd, rest = i, head[i+2:]
-	}
+	lineEnd, rest := startLine(b, end)
 	var w [3]span
 	if lineWords(b, lineEnd, w[:]) != 3 || !bytes.HasPrefix(w[2].of(b), []byte("HTTP/1.")) {
 		return errMalformed
@@ -98,7 +87,6 @@ func (p *requestParser) parseHead(b []byte, end int) error {
 		}
 	}
 	p.length = end + len(headerEnd) + body
-	p.parsed = true
 	return nil
 }
 

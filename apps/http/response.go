@@ -16,9 +16,8 @@ type response struct {
 // Content-Length): it keeps the header's verdict while the body arrives,
 // so a large body delivered in k pieces costs O(k) after its header.
 type responseParser struct {
-	head   headScan
-	parsed bool
-	r      response
+	head headScan
+	r    response
 	// work counts bytes examined and calls, for the linearity specs.
 	work uint64
 }
@@ -27,17 +26,11 @@ type responseParser struct {
 // call with more of it.
 func (p *responseParser) parse(b []byte) (response, error) {
 	p.work++
-	if !p.parsed {
-		end, err := p.head.find(b, &p.work)
-		if err == nil {
-			err = p.parseHead(b, end)
+	if err := p.head.header(b, &p.work, p.parseHead); err != nil {
+		if err != errIncomplete {
+			p.reset()
 		}
-		if err != nil {
-			if err != errIncomplete {
-				p.reset()
-			}
-			return response{}, err
-		}
+		return response{}, err
 	}
 	if len(b) < p.r.length {
 		return response{}, errIncomplete
@@ -54,11 +47,7 @@ func (p *responseParser) reset() { *p = responseParser{work: p.work} }
 // that ends at end (RFC 9112 sections 4 and 6.3).
 func (p *responseParser) parseHead(b []byte, end int) error {
 	p.work += uint64(end)
-	head := b[:end]
-	lineEnd, rest := end, []byte(nil)
-	if i := bytes.Index(head, []byte("\r\n")); i >= 0 {
-		lineEnd, rest = i, head[i+2:]
-	}
+	lineEnd, rest := startLine(b, end)
 	var w [2]span
 	if lineWords(b, lineEnd, w[:]) < 2 || !bytes.HasPrefix(w[0].of(b), []byte("HTTP/1.")) {
 		return errMalformed
@@ -84,6 +73,6 @@ func (p *responseParser) parseHead(b []byte, end int) error {
 		return errMalformed // this client needs Content-Length
 	}
 	r.length = end + len(headerEnd) + r.body
-	p.r, p.parsed = r, true
+	p.r = r
 	return nil
 }
