@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/costops"
 	"github.com/savanna-sim/savanna/rig/report"
 	"github.com/savanna-sim/savanna/sim"
 )
@@ -28,6 +29,7 @@ func cpuFigures(ht report.Tree, h *host, window time.Duration) {
 	if len(cores) == 0 {
 		return
 	}
+	ops := costops.Table()
 	var all sim.CoreStats
 	for _, c := range cores {
 		s := c.Stats()
@@ -37,7 +39,7 @@ func cpuFigures(ht report.Tree, h *host, window time.Duration) {
 		ct.Set("busy_pct", pct(s.BusyPS(), window, 1))
 		ct.Set("turns", float64(s.Turns))
 		ct.Set("busy_ns", psToNS(s.BusyPS()))
-		opFigures(ct, s.Layers)
+		opFigures(ct, ops, s.Layers)
 		all.UserPS += s.UserPS
 		all.KernelPS += s.KernelPS
 		all.Layers = mergeLayers(all.Layers, s.Layers)
@@ -52,11 +54,12 @@ func cpuFigures(ht report.Tree, h *host, window time.Duration) {
 	// per core and none waiting for a CPU, so it is the busy cores on
 	// average.
 	at.Set("run_queue", report.Round(float64(all.BusyPS())/1000/float64(window), 3))
-	opFigures(at, all.Layers)
+	opFigures(at, ops, all.Layers)
 }
 
-// opFigures sets ops.OP.{count,ns} and layers.LAYER.ns from layers.
-func opFigures(t report.Tree, layers []sim.LayerStats) {
+// opFigures sets ops.OP.{count,ns} and layers.LAYER.ns from layers,
+// naming each op by the run's table.
+func opFigures(t report.Tree, table *hw.CostTable, layers []sim.LayerStats) {
 	var ops [hw.NumCostOps]sim.OpStat
 	for _, l := range layers {
 		var ps int64
@@ -69,10 +72,10 @@ func opFigures(t report.Tree, layers []sim.LayerStats) {
 	}
 	// Every operation is listed, zeros too, so that an expectation over
 	// one (ops.softirq_packet.count == 0) always names a figure.
-	for op, s := range ops {
-		name := hw.CostOp(op).Name()
-		t.Set("ops."+name+".count", float64(s.Count))
-		t.Set("ops."+name+".ns", psToNS(s.PS))
+	for _, o := range table.Ops() {
+		s := ops[o.Op]
+		t.Set("ops."+o.Key+".count", float64(s.Count))
+		t.Set("ops."+o.Key+".ns", psToNS(s.PS))
 	}
 }
 
@@ -100,11 +103,12 @@ func (h *host) profile(variant string) report.Profile {
 	for _, c := range h.sortedCores() {
 		all = mergeLayers(all, c.Stats().Layers)
 	}
+	ops := costops.Table().Ops()
 	p := report.Profile{Variant: variant, Host: h.name}
 	for _, l := range all {
-		for op, s := range l.Ops {
-			if s.PS > 0 {
-				p.Stacks = append(p.Stacks, report.Stack{Frames: h.name + ";" + l.Layer + ";" + hw.CostOp(op).Name(), NS: psToNS(s.PS)})
+		for _, o := range ops {
+			if s := l.Ops[o.Op]; s.PS > 0 {
+				p.Stacks = append(p.Stacks, report.Stack{Frames: h.name + ";" + l.Layer + ";" + o.Key, NS: psToNS(s.PS)})
 			}
 		}
 	}

@@ -147,7 +147,7 @@ func (s *sleeper) Poll(m hw.Meter) (bool, time.Duration) {
 var _ = Describe("cores", func() {
 	prices := func() *sim.Prices {
 		var p sim.Prices
-		p[hw.CostAppNanos] = 1000   // 1 ns
+		p[hw.CostCopyByte] = 1000   // 1 ns
 		p[hw.CostSyscall] = 100_000 // 100 ns, kernel
 		p[hw.CostPollIdle] = 20_000 // 20 ns
 		return &p
@@ -156,7 +156,7 @@ var _ = Describe("cores", func() {
 	It("are busy for the price of what they run, split by CPU mode", func() {
 		e := sim.NewEngine(1)
 		c := sim.NewCore(e, 0, 0, prices(), false)
-		w := &worker{turns: 3, op: hw.CostAppNanos, n: 500}
+		w := &worker{turns: 3, op: hw.CostCopyByte, n: 500}
 		k := &worker{turns: 2, op: hw.CostSyscall, n: 1}
 		c.Attach(w)
 		c.Attach(k)
@@ -187,7 +187,7 @@ var _ = Describe("cores", func() {
 	It("take doorbells: a wake-up runs a turn no earlier than the core is free", func() {
 		e := sim.NewEngine(1)
 		c := sim.NewCore(e, 2, 0, prices(), false)
-		w := &worker{turns: 1, op: hw.CostAppNanos, n: 1000}
+		w := &worker{turns: 1, op: hw.CostCopyByte, n: 1000}
 		c.Attach(w)
 		e.RunUntil(100)
 		// Still busy until 1000 ns: a doorbell at 100 is served at 1000.
@@ -205,7 +205,7 @@ var _ = Describe("cores", func() {
 			if after != 0 {
 				return false, sim.Never
 			}
-			m.Charge(hw.CostAppNanos, 100)
+			m.Charge(hw.CostCopyByte, 100)
 			m.Idle(900 * time.Nanosecond)
 			after = m.Now()
 			return true, sim.Never

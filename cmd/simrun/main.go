@@ -44,6 +44,7 @@ Usage:
   simrun qat serve --socket PATH [--model M] [--instances N] [--completion polling|thread] [--json]
   simrun qat stats|clear --socket PATH [--json];  simrun qat fault --socket PATH KIND
   simrun exec [--qat SOCKET] [--sw] [--stats] -- PROGRAM ARGS...
+  simrun calibrate [--out FILE] [--runs N] [--quick] [--force]
   simrun version
 
 FILE is a scenario file; NAME is a bundled scenario (simrun list shows them).
@@ -83,6 +84,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdQAT(args[1:], stdout, stderr)
 	case "exec":
 		return cmdExec(args[1:], stdout, stderr)
+	case "calibrate":
+		return cmdCalibrate(args[1:], stdout, stderr)
 	case "version", "--version":
 		return cmdVersion(stdout)
 	case "help", "-h", "--help":

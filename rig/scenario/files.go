@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/internal/costops"
 	"github.com/savanna-sim/savanna/internal/yamlstrict"
 	"github.com/savanna-sim/savanna/sim/cost"
 )
@@ -135,7 +135,7 @@ func (s *Scenario) LoadCost(name string) (*cost.Model, error) {
 	if err := yamlstrict.Decode(path, data, &f); err != nil {
 		return nil, yamlstrict.Opaque(err)
 	}
-	m, err := cost.Parse(path, data)
+	m, err := cost.For(costops.Table()).Parse(path, data)
 	if err != nil {
 		return nil, errors.New(redactQuoted(err.Error()))
 	}
@@ -147,6 +147,7 @@ var quotedRE = regexp.MustCompile(`"[^"]*"`)
 // redactQuoted replaces every quoted string of a cost model's error but
 // the key paths of known operations ("costs.tcp_rx.unit") with "…".
 func redactQuoted(msg string) string {
+	ops := costops.Table()
 	return quotedRE.ReplaceAllStringFunc(msg, func(q string) string {
 		k := strings.Trim(q, `"`)
 		if k == "version" || k == "costs" {
@@ -154,7 +155,7 @@ func redactQuoted(msg string) string {
 		}
 		if rest, ok := strings.CutPrefix(k, "costs."); ok {
 			op, field, _ := strings.Cut(rest, ".")
-			if _, known := hw.CostOpByName(op); known && (field == "" || field == "value" || field == "unit" || field == "source") {
+			if _, known := ops.Lookup(op); known && (field == "" || field == "value" || field == "unit" || field == "source") {
 				return q
 			}
 		}

@@ -46,18 +46,29 @@ type File struct {
 	Costs       map[string]Entry `yaml:"costs"`
 }
 
-// Model is a validated cost model: an entry for every operation.
+// Model is a validated cost model: an entry for every operation of the
+// table it was read against.
 type Model struct {
 	Name    string
 	Entries [hw.NumCostOps]Entry
+	ops     *hw.CostTable
 }
 
-// Default returns the embedded default model.
-func Default() *Model {
-	m, err := Parse("default.yaml", defaultModel)
+// Loader reads cost-model files against the run's table of operations.
+// Most operations belong to the product (stack/tcp, apps/http ...), which
+// a model does not import: the rig builds the table (internal/costops)
+// and passes it in.
+type Loader struct{ ops *hw.CostTable }
+
+// For returns a loader that names operations by ops.
+func For(ops *hw.CostTable) Loader { return Loader{ops: ops} }
+
+// Default returns the embedded default model. The embedded file and the
+// run's table are both code, checked together by internal/costops's
+// specs; a failure here is a build defect, not user input.
+func (l Loader) Default() *Model {
+	m, err := l.Parse("default.yaml", defaultModel)
 	if err != nil {
-		// The embedded file is checked by the package's tests; a failure
-		// here is a build defect, not user input.
 		panic(fmt.Sprintf("cost: embedded default model: %v", err))
 	}
 	return m
@@ -67,16 +78,17 @@ func Default() *Model {
 func DefaultBytes() []byte { return append([]byte(nil), defaultModel...) }
 
 // Load reads a cost-model file.
-func Load(path string) (*Model, error) {
+func (l Loader) Load(path string) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cost model: %w", err)
 	}
-	return Parse(path, data)
+	return l.Parse(path, data)
 }
 
-// Parse parses a complete cost-model file: every operation must be priced.
-func Parse(file string, data []byte) (*Model, error) {
+// Parse parses a complete cost-model file: every operation of the table
+// must be priced, and every key must name one.
+func (l Loader) Parse(file string, data []byte) (*Model, error) {
 	var f File
 	if err := yamlstrict.Decode(file, data, &f); err != nil {
 		return nil, err
@@ -84,14 +96,14 @@ func Parse(file string, data []byte) (*Model, error) {
 	if f.Version != FormatVersion {
 		return nil, fmt.Errorf("%s: key \"version\": cost-model version %d, want %d", file, f.Version, FormatVersion)
 	}
-	m := &Model{Name: f.Name}
+	m := &Model{Name: f.Name, ops: l.ops}
 	if err := m.apply(file, f.Costs); err != nil {
 		return nil, err
 	}
 	var missing []string
-	for op := hw.CostOp(0); int(op) < hw.NumCostOps; op++ {
-		if m.Entries[op].Unit == "" {
-			missing = append(missing, op.Name())
+	for _, o := range l.ops.Ops() {
+		if m.Entries[o.Op].Unit == "" {
+			missing = append(missing, o.Key)
 		}
 	}
 	if len(missing) > 0 {
@@ -99,6 +111,22 @@ func Parse(file string, data []byte) (*Model, error) {
 	}
 	return m, nil
 }
+
+// Default returns the embedded default model, its operations named by
+// the names hw kept while they move to their owners.
+//
+// Deprecated: use For(costops.Table()).Default().
+func Default() *Model { return For(legacyTable()).Default() }
+
+// Load reads a cost-model file.
+//
+// Deprecated: use For(costops.Table()).Load.
+func Load(path string) (*Model, error) { return For(legacyTable()).Load(path) }
+
+// Parse parses a complete cost-model file.
+//
+// Deprecated: use For(costops.Table()).Parse.
+func Parse(file string, data []byte) (*Model, error) { return For(legacyTable()).Parse(file, data) }
 
 // WithOverrides returns a copy of m with entries replaced; where names the
 // overrides' origin in errors ("scenario.yaml: hosts.server.cost").
@@ -118,7 +146,7 @@ func (m *Model) apply(where string, costs map[string]Entry) error {
 	sort.Strings(names)
 	for _, name := range names {
 		e := costs[name]
-		op, ok := hw.CostOpByName(name)
+		op, ok := m.ops.Lookup(name)
 		if !ok {
 			return fmt.Errorf("%s: key \"costs.%s\": unknown operation; see docs/cost-model.md for the list", where, name)
 		}
