@@ -2,33 +2,27 @@
 // MoonGen: it sends UDP frames from a template at a set rate on one queue
 // of a port, stamps each with a sequence number and its send time, and
 // measures the round trip of frames that come back (from a reflector such
-// as testpmd in macswap mode). It works on the hw contracts only, so it
-// runs on simulated and real ports alike.
+// as testpmd in macswap mode). It works on the hw contracts and the
+// stack's header views (ether, ipv4, udp) only, so it runs on simulated
+// and real ports alike.
 package pktgen
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"net"
 	"net/netip"
 	"time"
 
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-
 	"github.com/savanna-sim/savanna/apps/latency"
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/stack/ether"
+	"github.com/savanna-sim/savanna/stack/ipv4"
+	"github.com/savanna-sim/savanna/stack/udp"
 )
 
-// magic marks pktgen's payloads, so that foreign frames are not measured.
-const magic = 0x53564b54 // "SVKT"
-
-// payloadLen is magic, sequence number and send time.
-const payloadLen = 4 + 4 + 8
-
 // minFrame is the smallest frame without FCS (64 bytes on the wire).
-const minFrame = 60
+const minFrame = ether.MinFrameLen
 
 // burst is the most frames moved per rx or tx burst call, DPDK's usual 32.
 const burst = 32
@@ -92,6 +86,9 @@ type Generator struct {
 	queue    int
 	pool     hw.Mempool
 	template []byte
+	// udpOff and stampOff are where the template's UDP header and stamp
+	// start, as its headers' lengths put them.
+	udpOff, stampOff int
 
 	start, windowStart time.Duration
 	started            bool
@@ -123,42 +120,42 @@ func New(cfg Config, ep Endpoints, dev hw.EthDev, queue int, pool hw.Mempool) (*
 	if cfg.DstPort == 0 {
 		cfg.DstPort = 9
 	}
-	tmpl, err := buildTemplate(cfg, ep)
-	if err != nil {
+	g := &Generator{cfg: cfg, dev: dev, queue: queue, pool: pool, rtt: latency.New()}
+	if err := g.buildTemplate(ep); err != nil {
 		return nil, err
 	}
-	return &Generator{cfg: cfg, dev: dev, queue: queue, pool: pool, template: tmpl, rtt: latency.New()}, nil
+	return g, nil
 }
 
-// buildTemplate makes the frame every packet is copied from. gopacket
-// serves here because it runs once, off the per-packet path.
-func buildTemplate(cfg Config, ep Endpoints) ([]byte, error) {
+// buildTemplate makes the frame every packet is copied from, with the
+// stack's own header representations: Ethernet, IPv4 without options
+// (TTL 64, DF), UDP, then a zeroed payload where each frame's stamp goes.
+func (g *Generator) buildTemplate(ep Endpoints) error {
 	if !ep.SrcIP.Is4() || !ep.DstIP.Is4() {
-		return nil, fmt.Errorf("pktgen: IPv4 addresses required, have %v -> %v", ep.SrcIP, ep.DstIP)
+		return fmt.Errorf("pktgen: IPv4 addresses required, have %v -> %v", ep.SrcIP, ep.DstIP)
 	}
-	eth := &layers.Ethernet{SrcMAC: ep.SrcMAC, DstMAC: ep.DstMAC, EthernetType: layers.EthernetTypeIPv4}
-	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolUDP,
-		SrcIP: ep.SrcIP.AsSlice(), DstIP: ep.DstIP.AsSlice(), Flags: layers.IPv4DontFragment}
-	udp := &layers.UDP{SrcPort: layers.UDPPort(cfg.SrcPort), DstPort: layers.UDPPort(cfg.DstPort)}
-	if err := udp.SetNetworkLayerForChecksum(ip); err != nil {
-		return nil, fmt.Errorf("pktgen: template: %w", err)
+	if len(ep.SrcMAC) != len(ether.Addr{}) || len(ep.DstMAC) != len(ether.Addr{}) {
+		return fmt.Errorf("pktgen: 48-bit MAC addresses required, have %v -> %v", ep.SrcMAC, ep.DstMAC)
 	}
-	payload := make([]byte, cfg.Size-14-20-8)
-	buf := gopacket.NewSerializeBuffer()
-	err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true},
-		eth, ip, udp, gopacket.Payload(payload))
-	if err != nil {
-		return nil, fmt.Errorf("pktgen: template: %w", err)
+	eth := ether.Repr{Dst: ether.Addr(ep.DstMAC), Src: ether.Addr(ep.SrcMAC), EtherType: ether.TypeIPv4}
+	g.udpOff = eth.HeaderLen() + ipv4.MinHeaderLen
+	g.stampOff = g.udpOff + udp.HeaderLen
+	if g.stampOff+stampLen > g.cfg.Size {
+		return fmt.Errorf("size: %d bytes cannot hold the headers and the %d-byte stamp", g.cfg.Size, stampLen)
 	}
-	frame := buf.Bytes()
-	// A zero UDP checksum means "none" over IPv4 (RFC 768), so the payload
-	// can change per frame without summing it again.
-	frame[14+20+6], frame[14+20+7] = 0, 0
-	return frame, nil
+	u := udp.Repr{SrcPort: g.cfg.SrcPort, DstPort: g.cfg.DstPort, PayloadLen: g.cfg.Size - g.stampOff}
+	ip := ipv4.Repr{Src: ep.SrcIP.As4(), Dst: ep.DstIP.As4(), Protocol: ipv4.ProtoUDP,
+		PayloadLen: u.BufferLen(), TTL: ipv4.DefaultTTL, DontFrag: true}
+	frame := make([]byte, g.cfg.Size)
+	eth.Emit(ether.Frame(frame))
+	ip.Emit(ipv4.Packet(frame[eth.HeaderLen():]), true)
+	u.Emit(udp.Packet(frame[g.udpOff:]), ip.Src, ip.Dst, false)
+	// A zero UDP checksum means "none" over IPv4 (RFC 768), so the
+	// stamp can change per frame without summing the datagram again.
+	udp.Packet(frame[g.udpOff:]).SetChecksum(0)
+	g.template = frame
+	return nil
 }
-
-// payloadOff is where pktgen's payload starts in a frame.
-const payloadOff = 14 + 20 + 8
 
 // ResetStats starts a measurement window at now.
 func (g *Generator) ResetStats(now time.Duration) {
@@ -223,14 +220,12 @@ func (g *Generator) due(now time.Duration) uint64 {
 func (g *Generator) receive(now time.Duration) bool {
 	n := g.dev.RxBurst(g.queue, g.rx[:])
 	for _, mb := range g.rx[:n] {
-		d := mb.Data()
-		if len(d) >= payloadOff+payloadLen && binary.BigEndian.Uint32(d[payloadOff:]) == magic {
-			sent := time.Duration(binary.BigEndian.Uint64(d[payloadOff+8:]))
+		if st, ok := stampOf(mb.Data()); ok {
 			// Sequence numbers travel as 32 bits: a frame is the window's
 			// when it is at most 2^31 ahead of the window's first.
-			if uint32(binary.BigEndian.Uint32(d[payloadOff+4:])-uint32(g.windowSeq)) < 1<<31 {
+			if st.seq()-uint32(g.windowSeq) < 1<<31 {
 				g.stats.RxPackets++
-				g.rtt.Record(now - sent)
+				g.rtt.Record(now - st.sent())
 			}
 		} else {
 			g.stats.RxForeign++
@@ -251,10 +246,8 @@ func (g *Generator) send(now time.Duration, n uint64) bool {
 		_ = mb.SetData(g.template)
 		d := mb.Data()
 		flow := uint16(g.seq % uint64(g.cfg.Flows))
-		binary.BigEndian.PutUint16(d[14+20:], g.cfg.SrcPort+flow)
-		binary.BigEndian.PutUint32(d[payloadOff:], magic)
-		binary.BigEndian.PutUint32(d[payloadOff+4:], uint32(g.seq))
-		binary.BigEndian.PutUint64(d[payloadOff+8:], uint64(now))
+		udp.Packet(d[g.udpOff:]).SetSrcPort(g.cfg.SrcPort + flow)
+		stamp(d[g.stampOff:]).set(uint32(g.seq), now)
 		g.seq++
 	}
 	sent := g.dev.TxBurst(g.queue, batch)

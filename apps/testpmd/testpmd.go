@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
+	"github.com/savanna-sim/savanna/stack/ether"
 )
 
 const burst = 32
@@ -72,12 +73,11 @@ func (f *Forwarder) Poll(m hw.Meter) (bool, time.Duration) {
 	}
 	f.stats.RxPackets += uint64(n)
 	if f.mode == ModeMACSwap {
+		// A runt without a whole Ethernet header has no addresses to
+		// swap: it goes back as it came.
 		for _, mb := range f.pkts[:n] {
-			if d := mb.Data(); len(d) >= 12 {
-				var tmp [6]byte
-				copy(tmp[:], d[0:6])
-				copy(d[0:6], d[6:12])
-				copy(d[6:12], tmp[:])
+			if e := ether.Frame(mb.Data()); len(e) >= ether.HeaderLen {
+				e.SwapAddrs()
 			}
 		}
 	}

@@ -64,6 +64,18 @@ var _ = Describe("Frame", func() {
 		Expect(got).To(Equal(r))
 		Expect(ether.Frame(b).Payload()).To(HaveLen(46))
 	})
+	It("swaps its addresses in place and touches nothing else", func() {
+		f := make(ether.Frame, ether.MinFrameLen)
+		ether.Repr{Dst: macA, Src: macB, EtherType: ether.TypeIPv4}.Emit(f)
+		f[ether.HeaderLen] = 0x45
+		want := append(ether.Frame(nil), f...)
+		f.SwapAddrs()
+		Expect(f.Dst()).To(Equal(macB))
+		Expect(f.Src()).To(Equal(macA))
+		Expect(f[12:]).To(Equal(want[12:]))
+		f.SwapAddrs()
+		Expect(f).To(Equal(want))
+	})
 	It("agrees with gopacket", func() {
 		buf := gopacket.NewSerializeBuffer()
 		Expect(gopacket.SerializeLayers(buf, gopacket.SerializeOptions{},

@@ -93,6 +93,15 @@ func (f Frame) SetDst(a Addr) { copy(f[0:6], a[:]) }
 // SetSrc writes the source address.
 func (f Frame) SetSrc(a Addr) { copy(f[6:12], a[:]) }
 
+// SwapAddrs exchanges the destination and source addresses in place, as
+// a reflector does (DPDK testpmd's macswap forwarding mode).
+func (f Frame) SwapAddrs() {
+	var dst Addr
+	copy(dst[:], f[0:6])
+	copy(f[0:6], f[6:12])
+	copy(f[6:12], dst[:])
+}
+
 // SetEtherType writes the type field of an untagged frame.
 func (f Frame) SetEtherType(t EtherType) { binary.BigEndian.PutUint16(f[12:14], uint16(t)) }
 

@@ -43,10 +43,14 @@
 // resolves the next hop with ARP (queueing the frame while it resolves)
 // and transmits. It always takes ownership of m. A TCP that computes its
 // own checksum uses checksum.PseudoHeaderV4(src, dst, 6, len(seg)) plus
-// checksum.Add over the segment, and passes ChecksumNone.
+// checksum.Add over the segment, and passes ChecksumNone. The transport
+// checksums the interface fills or verifies go through their owners'
+// wire API (tcp.SetChecksum, tcp.VerifyChecksum, udp.Packet), never
+// through offsets of its own.
 //
 // stack/tcp's engine plugs in with NewSegmentSender, whose
-// *SegmentSender implements tcp.Output: the IPv4 header length and
+// *SegmentSender is tcp.Output over IPv4 addresses (stack/lstack adapts
+// tcp.IP at its edge): the IPv4 header length and
 // pseudo-header sum the engine's MSS and checksums are made of, buffer
 // lending (Lend lends an mbuf's tailroom under a token, SendLent sends it
 // in place, and misuse is refused with ErrLoanEnded) and SendSegment by

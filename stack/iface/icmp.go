@@ -8,6 +8,7 @@ import (
 	"github.com/savanna-sim/savanna/stack/ether"
 	"github.com/savanna-sim/savanna/stack/icmp"
 	"github.com/savanna-sim/savanna/stack/ipv4"
+	"github.com/savanna-sim/savanna/stack/udp"
 )
 
 // icmpInput handles one ICMP message: echo requests are answered, echo
@@ -102,11 +103,10 @@ func (i *Interface) icmpErrorInput(now time.Duration, from [4]byte, msg icmp.Rep
 	case ipv4.ProtoUDP:
 		i.stats.UDP.InICMPErrors++
 		i.stats.ICMP.InErrorsDelivered++
-		if len(q) >= q.HeaderLen()+4 {
-			sport := uint16(q[q.HeaderLen()])<<8 | uint16(q[q.HeaderLen()+1])
-			if s := i.udp[sport]; s != nil {
-				s.stats.ICMPErrors++
-			}
+		// Quoted checked that the quote holds the header and the first
+		// icmp.QuoteLen bytes after it: a whole UDP header.
+		if s := i.udp[udp.Packet(q[q.HeaderLen():]).SrcPort()]; s != nil {
+			s.stats.ICMPErrors++
 		}
 	default:
 		if h, ok := i.handlers[q.Protocol()].(ErrorHandler); ok {

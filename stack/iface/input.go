@@ -5,9 +5,9 @@ import (
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/stack/arp"
-	"github.com/savanna-sim/savanna/stack/checksum"
 	"github.com/savanna-sim/savanna/stack/ether"
 	"github.com/savanna-sim/savanna/stack/ipv4"
+	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
 // rxMeta is what the layers below tell the layers above about one
@@ -200,8 +200,7 @@ func (i *Interface) tcpChecksumOK(r ipv4.Repr, seg []byte, m *hw.Mbuf) bool {
 		}
 	}
 	i.charge(hw.CostChecksumByte, int64(len(seg)))
-	sum := pseudoHeaderSum(r.Src, r.Dst, ipv4.ProtoTCP, len(seg))
-	return checksum.Finish(checksum.Add(sum, seg)) == 0
+	return tcp.VerifyChecksum(seg, pseudoHeaderSum(r.Src, r.Dst, ipv4.ProtoTCP, len(seg)))
 }
 
 func freeMbuf(m *hw.Mbuf) {

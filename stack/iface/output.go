@@ -1,7 +1,6 @@
 package iface
 
 import (
-	"encoding/binary"
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
@@ -141,23 +140,11 @@ func (i *Interface) emitIP(m *hw.Mbuf, h ipv4.Packet, r ipv4.Repr) {
 	}
 }
 
-// l4Offset returns where the checksum field of a transport sits.
-func l4Offset(c Checksum) int {
-	if c == ChecksumTCP {
-		return 16
-	}
-	return 6
-}
-
 // l4Checksum fills the transport checksum of seg (unfragmented), asking
 // the NIC to do it when the link offloads that protocol: the field then
 // holds the pseudo-header sum (DPDK's rte_ipv4_phdr_cksum convention).
 func (i *Interface) l4Checksum(m *hw.Mbuf, seg []byte, dst [4]byte, proto ipv4.Protocol, c Checksum) {
-	if c == ChecksumNone {
-		return
-	}
-	off := l4Offset(c)
-	if len(seg) < off+2 {
+	if c == ChecksumNone || len(seg) < c.headerLen() {
 		return
 	}
 	var flag hw.OffloadFlags
@@ -173,26 +160,16 @@ func (i *Interface) l4Checksum(m *hw.Mbuf, seg []byte, dst [4]byte, proto ipv4.P
 		return
 	}
 	m.Flags |= flag
-	ph := checksum.Fold(pseudoHeaderSum(i.ip, dst, proto, len(seg)))
-	binary.BigEndian.PutUint16(seg[off:], ph)
+	c.fillPseudo(seg, pseudoHeaderSum(i.ip, dst, proto, len(seg)))
 }
 
 // softL4Checksum fills the transport checksum of seg in software.
 func (i *Interface) softL4Checksum(seg []byte, dst [4]byte, proto ipv4.Protocol, c Checksum) {
-	if c == ChecksumNone {
-		return
-	}
-	off := l4Offset(c)
-	if len(seg) < off+2 {
+	if c == ChecksumNone || len(seg) < c.headerLen() {
 		return
 	}
 	i.charge(hw.CostChecksumByte, int64(len(seg)))
-	binary.BigEndian.PutUint16(seg[off:], 0)
-	v := checksum.Finish(checksum.Add(pseudoHeaderSum(i.ip, dst, proto, len(seg)), seg))
-	if v == 0 && c == ChecksumUDP {
-		v = 0xffff // RFC 768: a computed zero is sent as all ones
-	}
-	binary.BigEndian.PutUint16(seg[off:], v)
+	c.fill(seg, pseudoHeaderSum(i.ip, dst, proto, len(seg)))
 }
 
 // pseudoHeaderSum is the unfolded sum of the IPv4 pseudo-header of a

@@ -86,10 +86,12 @@ const (
 	// ChecksumNone: the caller filled the checksum (or the protocol has
 	// none).
 	ChecksumNone Checksum = iota
-	// ChecksumTCP: the interface fills the TCP checksum (offset 16),
-	// in software or through the NIC's TCP checksum offload.
+	// ChecksumTCP: the interface fills the TCP checksum (through
+	// stack/tcp's SetChecksum or SetPseudoChecksum), in software or
+	// through the NIC's TCP checksum offload.
 	ChecksumTCP
-	// ChecksumUDP: the interface fills the UDP checksum (offset 6).
+	// ChecksumUDP: the interface fills the UDP checksum (through
+	// udp.Packet), in software or through the NIC's offload.
 	ChecksumUDP
 )
 
@@ -118,8 +120,8 @@ type HandlerFunc func(now time.Duration, seg Segment)
 func (f HandlerFunc) HandleSegment(now time.Duration, seg Segment) { f(now, seg) }
 
 // SegmentSender is the interface as a transport engine's output, in the
-// shape of stack/tcp's Output (which it implements; iface does not import
-// tcp, the method sets match): the IPv4 header length and pseudo-header
+// shape of stack/tcp's Output over IPv4 addresses (stack/lstack adapts
+// tcp.IP to them at its edge): the IPv4 header length and pseudo-header
 // the engine's arithmetic and checksums need, and two ways to send a
 // segment to OutputIPv4: built in a buffer the sender lends (Lend, then
 // SendLent: no copy) or handed over by copy (SendSegment). The protocol

@@ -133,7 +133,7 @@ func (i *Interface) sendUDP(now time.Duration, sport uint16, to UDPAddr, payload
 		// The header with a zero checksum; OutputIPv4 fills it in
 		// software or through the NIC.
 		r.Emit(udp.Packet(b), i.ip, to.IP, false)
-		b[6], b[7] = 0, 0
+		udp.Packet(b).SetChecksum(0)
 		if err := i.OutputIPv4(now, m, to.IP, ipv4.ProtoUDP, OutputOptions{Checksum: ChecksumUDP}); err != nil {
 			return err
 		}

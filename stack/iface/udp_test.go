@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/stack/ether"
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/ipv4"
@@ -194,6 +195,24 @@ var _ = Describe("UDP sockets end to end", func() {
 		s := b.ifc.Stats().UDP
 		Expect(s.InCsumErrors).To(Equal(uint64(2)))
 		Expect(s.InCsumOffload).To(Equal(uint64(1)))
+	})
+
+	It("leaves the checksum to the NIC when the link offloads it, the pseudo-header sum in its field", func() {
+		a.link.off = hwAllOffloads
+		a = newNodeLike(a, cfgA())
+		w = &wire{a: a, b: b}
+		srv, _ := b.ifc.ListenUDP(7)
+		cli, _ := a.ifc.ListenUDP(0)
+		a.ifc.AddNeighbor(0, ipB, macB) // the datagram is the first frame out, not an ARP request
+		Expect(cli.SendTo(0, []byte("offloaded"), iface.UDPAddr{IP: ipB, Port: 7})).To(Succeed())
+		Expect(a.link.out).To(HaveLen(1))
+		m := a.link.out[0]
+		Expect(m.Flags & hw.TxUDPChecksum).NotTo(BeZero())
+		d := udp.Packet(m.Data()[ether.HeaderLen+ipv4.MinHeaderLen:])
+		Expect(d.Checksum()).To(Equal(udp.PseudoHeaderChecksum(ipA, ipB, int(d.Length()))))
+		w.pump(0) // the fake NIC finishes the sum; b verifies it in software
+		Expect(srv.Pending()).To(Equal(1))
+		Expect(b.ifc.Stats().UDP.InCsumErrors).To(BeZero())
 	})
 })
 

@@ -58,13 +58,27 @@ func (p Packet) VerifyChecksum(src, dst [4]byte) bool {
 // and the first Length() bytes, sending 0xffff for a computed zero.
 func (p Packet) FillChecksum(src, dst [4]byte) {
 	n := int(p.Length())
+	p[:n].FillChecksumPseudo(checksum.PseudoHeaderV4(src, dst, protoUDP, n))
+}
+
+// FillChecksumPseudo computes and writes the checksum of all of p's
+// bytes under the pseudo-header whose unfolded sum is pseudo (supplied
+// by the network layer, which alone knows its pseudo-header: RFC 768 for
+// IPv4), sending 0xffff for a computed zero (RFC 768: zero means "no
+// checksum").
+func (p Packet) FillChecksumPseudo(pseudo uint64) {
 	p.SetChecksum(0)
-	c := checksum.Finish(checksum.Add(checksum.PseudoHeaderV4(src, dst, protoUDP, n), p[:n]))
+	c := checksum.Finish(checksum.Add(pseudo, p))
 	if c == 0 {
 		c = 0xffff
 	}
 	p.SetChecksum(c)
 }
+
+// SetPseudoChecksum writes only the folded pseudo-header sum pseudo, the
+// value a NIC with UDP checksum offload finishes over the datagram
+// (DPDK's RTE_MBUF_F_TX_UDP_CKSUM convention).
+func (p Packet) SetPseudoChecksum(pseudo uint64) { p.SetChecksum(checksum.Fold(pseudo)) }
 
 // PseudoHeaderChecksum returns the folded, uncomplemented pseudo-header
 // sum, the value hardware checksum offload expects in the checksum field
@@ -82,24 +96,37 @@ type Repr struct {
 	Checksummed bool
 }
 
+// Check validates the lengths of b as a UDP datagram (a whole header, a
+// length field that covers it and fits in b) and returns the view
+// trimmed to the length field: bytes beyond it are ignored, as RFC 768
+// implies. It does not verify the checksum (Parse does).
+func Check(b []byte) (Packet, error) {
+	if len(b) < HeaderLen {
+		return nil, ErrTruncated
+	}
+	p := Packet(b)
+	n := int(p.Length())
+	if n < HeaderLen {
+		return nil, ErrLength
+	}
+	if n > len(b) {
+		return nil, ErrTruncated
+	}
+	return p[:n], nil
+}
+
 // Parse validates p (length field, checksum unless verified by hardware)
 // against the pseudo-header of src and dst. Bytes beyond the length field
 // are ignored, as RFC 768 implies.
 func Parse(p Packet, src, dst [4]byte, verifyChecksum bool) (Repr, error) {
-	if len(p) < HeaderLen {
-		return Repr{}, ErrTruncated
+	q, err := Check(p)
+	if err != nil {
+		return Repr{}, err
 	}
-	n := int(p.Length())
-	if n < HeaderLen {
-		return Repr{}, ErrLength
-	}
-	if n > len(p) {
-		return Repr{}, ErrTruncated
-	}
-	if verifyChecksum && !p.VerifyChecksum(src, dst) {
+	if verifyChecksum && !q.VerifyChecksum(src, dst) {
 		return Repr{}, ErrChecksum
 	}
-	return Repr{SrcPort: p.SrcPort(), DstPort: p.DstPort(), PayloadLen: n - HeaderLen, Checksummed: p.Checksum() != 0}, nil
+	return Repr{SrcPort: q.SrcPort(), DstPort: q.DstPort(), PayloadLen: len(q) - HeaderLen, Checksummed: q.Checksum() != 0}, nil
 }
 
 // BufferLen returns the datagram length Emit describes.

@@ -56,6 +56,22 @@ var _ = Describe("Packet", func() {
 		udp.Repr{SrcPort: 1, DstPort: 2, PayloadLen: 4}.Emit(udp.Packet(b), src, dst, false)
 		Expect(udp.Packet(b).Checksum()).To(Equal(checksum.Fold(checksum.PseudoHeaderV4(src, dst, 17, 12))))
 	})
+	It("checksums under a pseudo-header sum the network layer supplies, as FillChecksum does over IPv4's", func() {
+		p := datagram(7, 9, []byte("any network"))
+		want := p.Checksum()
+		pseudo := checksum.PseudoHeaderV4(src, dst, 17, len(p))
+		p.FillChecksumPseudo(pseudo)
+		Expect(p.Checksum()).To(Equal(want))
+		p.SetPseudoChecksum(pseudo)
+		Expect(p.Checksum()).To(Equal(checksum.Fold(pseudo)))
+		// Finishing the offloaded sum over the datagram, as a NIC does,
+		// gives the checksum.
+		Expect(checksum.Checksum(p)).To(Equal(want))
+		// A sum that completes to zero goes out as 0xffff (RFC 768).
+		p.SetChecksum(0)
+		p.FillChecksumPseudo(uint64(checksum.Fold(checksum.Add(0, p))) ^ 0xffff)
+		Expect(p.Checksum()).To(Equal(uint16(0xffff)))
+	})
 	It("ignores bytes past the length field", func() {
 		p := append(datagram(1, 2, []byte("ab")), 0xee, 0xee)
 		r, err := udp.Parse(p, src, dst, true)
