@@ -76,7 +76,7 @@ func buildOLTPServer(w *world, h *host, key string, node *yaml.Node) (string, ru
 			return "", nil, w.v.Errorf(key, "%v", err)
 		}
 		// The bridge serves the app's socket calls on the stack's lcore.
-		core.AttachAs(simhost.LayerStack, b)
+		simhost.BindBridge(w.eng, core, b)
 		bridges = append(bridges, b)
 	}
 	dedicated := hs.mode == lstack.ModeLstack

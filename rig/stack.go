@@ -69,16 +69,18 @@ func (w *world) buildStack(h *host) error {
 			return w.v.Errorf(fmt.Sprintf("%s.cores[%d]", key, q), "%v", err)
 		}
 		in, err := lstack.New(lstack.Config{
-			Iface:        iface.Config{Address: p.ip.String()},
-			TCP:          tcpCfg,
-			Mode:         hs.mode,
-			TxOffloads:   txOff,
-			RemoteMemory: h.topo.AccessFactor(cpu, p.pools[q].NUMANode()) - 1,
+			Iface:      iface.Config{Address: p.ip.String()},
+			TCP:        tcpCfg,
+			Mode:       hs.mode,
+			TxOffloads: txOff,
 		}, p.dev, q, p.pools[q], w.eng.RNG(fmt.Sprintf("tcp:%s:%d", h.name, q)))
 		if err != nil {
 			return w.v.Errorf(key, "%v", err)
 		}
-		if err := simhost.BindStack(core, p.dev, q, in); err != nil {
+		// Packet memory on another node than the core costs what the
+		// topology's distance says (sim/numa.PacketMemory).
+		at := simhost.Placement{RemoteMemory: h.topo.AccessFactor(cpu, p.pools[q].NUMANode()) - 1}
+		if err := simhost.BindStack(core, p.dev, q, in, at); err != nil {
 			return w.v.Errorf(key, "%v", err)
 		}
 		in.Start(w.eng.Now())

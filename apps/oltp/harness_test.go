@@ -63,7 +63,7 @@ func newBed(c bedConfig) *bed {
 	router := lstack.NewRouter(32)
 	b.bridge, err = lstack.NewBridge(sin, router, score.Wake)
 	Expect(err).NotTo(HaveOccurred())
-	score.Attach(b.bridge)
+	simhost.BindBridge(eng, score, b.bridge)
 	sched := oltp.NewScheduler()
 	prices := cost.Default().Prices(2.6)
 	for i := 0; i < c.appCores; i++ {

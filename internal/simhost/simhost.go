@@ -13,7 +13,9 @@ import (
 	"github.com/savanna-sim/savanna/sim"
 	"github.com/savanna-sim/savanna/sim/cost"
 	"github.com/savanna-sim/savanna/sim/nic"
+	"github.com/savanna-sim/savanna/sim/numa"
 	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/sockring"
 )
 
 // Layers of a core's CPU profile that the stack's wiring charges.
@@ -27,24 +29,91 @@ const (
 	LayerKernel = "kernel"
 )
 
+// Placement is where a stack instance's memory sits for its core.
+type Placement struct {
+	// RemoteMemory is how much dearer the instance's packet memory (its
+	// port's mbuf pool) is for its core than local memory: the
+	// topology's AccessFactor(core, pool's node) - 1, 0 on the same
+	// node. Above 0 the instance's meter is decorated with
+	// numa.PacketMemory.
+	RemoteMemory float64
+}
+
 // BindStack binds queue q of port to core and attaches the instance to
-// it. A user-space instance's driver and stack work are charged to the
-// layers "driver" and "stack"; a kernel-mode instance's (and the NIC
-// queue's) go through cost.KernelPath, to the layer "kernel".
-func BindStack(core *sim.Core, port *nic.Port, q int, in *lstack.Instance) error {
+// it, its memory placed as at says. A user-space instance's driver and
+// stack work are charged to the layers "driver" and "stack"; a
+// kernel-mode instance's (and the NIC queue's) go through
+// cost.KernelPath, to the layer "kernel", and the calls its applications
+// make go through cost.KernelSyscalls on their own meters.
+func BindStack(core *sim.Core, port *nic.Port, q int, in *lstack.Instance, at Placement) error {
 	if in.Mode() != lstack.ModeKernel {
 		if err := port.BindQueue(q, core.Meter(LayerDriver)); err != nil {
 			return err
 		}
-		core.AttachAs(LayerStack, in)
+		if at.RemoteMemory > 0 {
+			// Decorate the meter the core hands the instance each turn,
+			// not a layer's view: what TCP charges while an application
+			// on the core calls it stays the application's.
+			core.AttachAs(LayerStack, &remotePackets{p: in, remote: at.RemoteMemory})
+		} else {
+			core.AttachAs(LayerStack, in)
+		}
 		return nil
 	}
 	kp := cost.NewKernelPath(core.Meter(LayerKernel), core.Wake)
 	if err := port.BindQueue(q, kp); err != nil {
 		return err
 	}
-	core.AttachAs(LayerKernel, Metered{Poller: in, Meter: kp})
+	in.SetAppMeter(kernelSyscalls)
+	core.AttachAs(LayerKernel, Metered{Poller: in, Meter: placed(kp, at)})
 	return nil
+}
+
+// kernelSyscalls is the application-side decorator of a kernel-stack
+// host.
+func kernelSyscalls(m hw.Meter) hw.Meter { return cost.NewKernelSyscalls(m) }
+
+// placed returns m decorated with the packet memory's NUMA cost when
+// that memory is remote, m itself otherwise.
+func placed(m hw.Meter, at Placement) hw.Meter {
+	if at.RemoteMemory > 0 {
+		return numa.NewPacketMemory(m, at.RemoteMemory)
+	}
+	return m
+}
+
+// remotePackets runs a poller on the meter its core hands it, decorated
+// with numa.PacketMemory (made once per meter seen).
+type remotePackets struct {
+	p      sim.Poller
+	remote float64
+	last   hw.Meter
+	m      *numa.PacketMemory
+}
+
+// Poll implements sim.Poller.
+func (r *remotePackets) Poll(m hw.Meter) (bool, time.Duration) {
+	if m != r.last {
+		r.last, r.m = m, numa.NewPacketMemory(m, r.remote)
+	}
+	return r.p.Poll(r.m)
+}
+
+// BindBridge attaches the stack thread's end of the asymmetric model
+// (lstack.Bridge) to its instance's core, on the layer "stack", and
+// hands its sockets' rings and calls over in virtual time (Handoff on
+// eng): what an application thread writes at its clock reaches the stack
+// thread no earlier, and what the stack thread writes reaches the
+// application no earlier than the stack's clock. On a kernel-stack host
+// its work is priced as the kernel's by cost.KernelPath: no ring, no
+// socket-call service, a softirq's direct wake-up of a sleeping thread.
+func BindBridge(eng *sim.Engine, core *sim.Core, b *lstack.Bridge) {
+	b.SetHandoffs(func(wake func(at time.Duration)) sockring.Handoff { return NewHandoff(eng, wake) })
+	if b.Instance().Mode() != lstack.ModeKernel {
+		core.AttachAs(LayerStack, b)
+		return
+	}
+	core.AttachAs(LayerStack, Metered{Poller: b, Meter: cost.NewKernelPath(core.Meter(LayerStack), core.Wake)})
 }
 
 // Metered runs a poller with a meter of its own instead of the one its

@@ -216,7 +216,7 @@ func NewHost(eng *sim.Engine, cfg HostConfig) (*Host, error) {
 		if err != nil {
 			return nil, fmt.Errorf("simhost %s: %w", name, err)
 		}
-		if err := BindStack(core, n.Port, q, in); err != nil {
+		if err := BindStack(core, n.Port, q, in, Placement{}); err != nil {
 			return nil, fmt.Errorf("simhost %s: %w", name, err)
 		}
 		in.Start(eng.Now())

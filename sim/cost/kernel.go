@@ -20,6 +20,13 @@ import (
 // input (ip_rcv, tcp_v4_rcv); no DPDK driver price. Transmit is the
 // kernel's IP and TCP output, the driver's part included. A kernel core
 // sleeps instead of spinning, so idle polls cost nothing.
+//
+// The same decorator prices the stack thread's side of the socket bridge
+// on such a core (stack/lstack.Bridge): there is no ring and no stack
+// thread serving socket calls in the kernel (the system call's work is
+// the protocol's), and the softirq wakes a sleeping reader with
+// try_to_wake_up directly, not with a futex system call. What the
+// application's side of the same calls costs is KernelSyscalls.
 type KernelPath struct {
 	m    hw.Meter
 	wake func(at time.Duration)
@@ -72,6 +79,14 @@ func (k *KernelPath) Charge(op hw.CostOp, n int64) {
 	case hw.CostCopyByte:
 		// Copies inside the stack are the kernel's skb copies.
 		k.m.Charge(hw.CostKernelCopyByte, n)
+	case hw.CostStackSocketCall, hw.CostRingOp:
+		// The stack thread's service of a socket call and its ring
+		// operations: in the kernel the call is the protocol's work,
+		// already priced, and no ring exists.
+	case hw.CostSyscall, hw.CostSyscallFutex:
+		// lstack's stack thread wakes a sleeping application thread
+		// with a futex system call; the kernel's softirq wakes it
+		// directly (the wake-up itself is charged as it is).
 	default:
 		k.m.Charge(op, n)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/savanna-sim/savanna/stack/rt"
+	"github.com/savanna-sim/savanna/stack/sockring"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
@@ -53,7 +54,10 @@ func (o Options) Validate() error {
 }
 
 // Conn is a TCP connection on Savanna's stack. It implements net.Conn
-// and, like *net.TCPConn, CloseWrite.
+// and, like *net.TCPConn, CloseWrite. Its bytes cross a sockring.Pipe
+// (the bridge stack/lstack's sockets use too); Conn is the real-time
+// driver's policy: an rt.Task kicks the lcore, channels and deadlines
+// wake a blocked Read or Write, and the hand-offs are immediate.
 type Conn struct {
 	lc   *rt.Lcore
 	task *rt.Task
@@ -62,7 +66,7 @@ type Conn struct {
 	// connection); a zero port means not known yet.
 	la, ra tcp.Addr
 
-	rx, tx *byteRing
+	p sockring.Pipe
 	// lat records read latency (nil: off); rxAt is the lcore clock
 	// (nanoseconds) when bytes last went into an empty receive ring,
 	// 0 before any.
@@ -76,76 +80,53 @@ type Conn struct {
 	rdDl, wrDl atomic.Pointer[deadline]
 	rdMu, wrMu sync.Mutex
 
-	// Set by the lcore, read by the application.
-	eof     atomic.Bool
-	errp    atomic.Pointer[error]
-	rxStall atomic.Bool
-
-	// Set by the application, read by the lcore.
-	closed atomic.Bool
-	shutW  atomic.Bool
-
 	// Lcore only.
-	tc       *tcp.Conn
-	eofSeen  bool
-	shutDone bool
-	gone     bool
-	// direct: bytes went straight into rx (receive) since the last
-	// pullRx, which wakes the reader.
-	direct  bool
 	dialRes chan error
 }
 
 func newConn(lc *rt.Lcore, o Options) *Conn {
 	o = o.withDefaults()
-	c := &Conn{lc: lc, rx: newByteRing(o.RxRing), tx: newByteRing(o.TxRing), lat: o.Latency,
-		rdSig: make(chan struct{}, 1), wrSig: make(chan struct{}, 1)}
+	c := &Conn{lc: lc, lat: o.Latency, rdSig: make(chan struct{}, 1), wrSig: make(chan struct{}, 1)}
+	c.p.Init(sockring.Config{RxRing: o.RxRing, TxRing: o.TxRing}, (*driver)(c))
 	c.task = rt.NewTask(c.service)
 	return c
 }
 
+// driver is the connection as its pipe's sockring.Driver.
+type driver Conn
+
+// Kick implements sockring.Driver: the lcore runs the connection's task.
+func (d *driver) Kick() { d.lc.Kick(d.task) }
+
+// Readable implements sockring.Driver.
+func (d *driver) Readable() { signal(d.rdSig) }
+
+// Writable implements sockring.Driver.
+func (d *driver) Writable() { signal(d.wrSig) }
+
+// RxStamp implements sockring.RxStamper: the start of the wait
+// ReadLatency measures (lcore only).
+func (d *driver) RxStamp() {
+	if d.lat != nil {
+		d.rxAt.Store(max(int64(d.lc.Now()), 1))
+	}
+}
+
 // attach binds the engine's connection (lcore only). Nagle is off, as the
-// net package sets TCP_NODELAY on every TCP connection.
+// net package sets TCP_NODELAY on every TCP connection; arriving bytes go
+// straight into the receive ring.
 func (c *Conn) attach(lc *rt.Lcore, tc *tcp.Conn) {
-	c.tc = tc
 	c.la, c.ra = tc.LocalAddr(), tc.RemoteAddr()
 	tc.SetNoDelay(true)
-	tc.SetDirectReceiver(c.receive)
+	c.p.Attach(tc, true)
 	lc.Watch(tc, c)
-}
-
-// receive takes in-order bytes straight from an arriving segment into the
-// receive ring (lcore only; tcp.Conn.SetDirectReceiver), sparing the copy
-// through TCP's receive buffer. It takes nothing once the application
-// closed (the bytes then stay in TCP, and closing with unread data
-// aborts, as in finish).
-func (c *Conn) receive(p []byte) int {
-	if c.eofSeen || c.closed.Load() {
-		return 0
-	}
-	c.rx.reserve(len(p))
-	empty := c.rx.length() == 0
-	n := c.rx.write(p)
-	if n > 0 {
-		c.direct = true
-		c.stampRx(empty)
-	}
-	return n
-}
-
-// stampRx notes when bytes went into a receive ring that was empty: the
-// start of the wait ReadLatency measures (lcore only).
-func (c *Conn) stampRx(wasEmpty bool) {
-	if c.lat != nil && wasEmpty {
-		c.rxAt.Store(max(int64(c.lc.Now()), 1))
-	}
 }
 
 // RingBytes returns the bytes waiting in the connection's receive ring
 // (for the application to read) and send ring (for the lcore to move
 // into TCP): the part of its queues TCP does not see. It implements
 // rt.RingReporter for socket listings; safe from any goroutine.
-func (c *Conn) RingBytes() (rx, tx int) { return c.rx.length(), c.tx.length() }
+func (c *Conn) RingBytes() (rx, tx int) { return c.p.Rx().Len(), c.p.Tx().Len() }
 
 func signal(ch chan struct{}) {
 	select {
@@ -159,150 +140,49 @@ func (c *Conn) ConnEvent(lc *rt.Lcore, _ tcp.EventMask) { c.service(lc) }
 
 // LcoreStopped implements rt.ConnHandler.
 func (c *Conn) LcoreStopped() {
-	c.setErr(rt.ErrStopped)
+	c.p.Fail(rt.ErrStopped)
 	if c.dialRes != nil {
 		c.dialRes <- rt.ErrStopped
 		c.dialRes = nil
 	}
 }
 
-func (c *Conn) setErr(err error) {
-	if c.errp.CompareAndSwap(nil, &err) {
-		signal(c.rdSig)
-		signal(c.wrSig)
-	}
-}
-
-// service moves bytes between the rings and the engine and carries out
-// half-close and close (lcore only). It runs on every readiness event and
-// every kick from the application.
+// service reports a dial's outcome, then lets the pipe move bytes and
+// carry out half-close and close (lcore only). It runs on every
+// readiness event and every kick from the application.
 func (c *Conn) service(lc *rt.Lcore) {
-	if c.gone || c.tc == nil {
+	tc := c.p.Conn()
+	if c.p.Gone() || tc == nil {
 		return
 	}
 	if c.dialRes != nil {
-		if err := c.tc.Err(); err != nil {
+		if err := tc.Err(); err != nil {
 			c.dialRes <- err
 			c.dialRes = nil
 			c.finish(lc)
 			return
 		}
-		if c.closed.Load() {
+		if c.p.Closed() {
 			c.dialRes <- net.ErrClosed
 			c.dialRes = nil
 			c.finish(lc)
 			return
 		}
-		if !c.tc.Connected() {
+		if !tc.Connected() {
 			return
 		}
 		c.dialRes <- nil
 		c.dialRes = nil
 	}
-	c.pushTx()
-	if !c.closed.Load() {
-		c.pullRx()
-	}
-	if err := c.tc.Err(); err != nil {
-		c.setErr(err)
-	}
-	if (c.shutW.Load() || c.closed.Load()) && !c.shutDone && c.tx.length() == 0 && c.errp.Load() == nil {
-		c.shutDone = true
-		if !c.closed.Load() {
-			_ = c.tc.CloseWrite()
-		}
-	}
-	if c.closed.Load() && (c.tx.length() == 0 || c.errp.Load() != nil) {
-		c.finish(lc)
+	if c.p.Service(nil) {
+		lc.Unwatch(tc)
 	}
 }
 
-// finish closes the engine's connection and forgets it. Unread received
-// bytes make it an abort (RST), as Linux does on close(2) (RFC 2525
-// section 2.17).
+// finish ends the connection and forgets it (lcore only).
 func (c *Conn) finish(lc *rt.Lcore) {
-	c.gone = true
-	lc.Unwatch(c.tc)
-	if c.rx.length() > 0 || c.tc.RecvBuffered() > 0 {
-		c.tc.Abort()
-		return
-	}
-	_ = c.tc.Close()
-}
-
-func (c *Conn) pushTx() {
-	freed := false
-	for {
-		b := c.tx.readable()
-		if len(b) == 0 {
-			break
-		}
-		n, err := c.tc.Write(b)
-		if n > 0 {
-			c.tx.consume(n)
-			freed = true
-		}
-		if err != nil {
-			if !errors.Is(err, tcp.ErrWouldBlock) {
-				c.setErr(err)
-			}
-			break
-		}
-		if n < len(b) {
-			break
-		}
-	}
-	if freed {
-		signal(c.wrSig)
-	}
-}
-
-func (c *Conn) pullRx() {
-	if c.eofSeen {
-		return
-	}
-	got := c.direct
-	c.direct = false
-	// Size the ring for what TCP holds (it grows only while empty).
-	c.rx.reserve(c.tc.RecvBuffered())
-	for {
-		w := c.rx.writable()
-		if len(w) == 0 {
-			// Full: ask the reader to kick us once it made room, and
-			// look again in case it already did.
-			c.rxStall.Store(true)
-			if c.rx.space() == 0 {
-				break
-			}
-			c.rxStall.Store(false)
-			continue
-		}
-		empty := c.rx.length() == 0
-		n, err := c.tc.Read(w)
-		if n > 0 {
-			c.rx.commit(n)
-			c.stampRx(empty)
-			got = true
-		}
-		if err == io.EOF {
-			c.eofSeen = true
-			c.eof.Store(true)
-			got = true
-			break
-		}
-		if err != nil {
-			if !errors.Is(err, tcp.ErrWouldBlock) {
-				c.setErr(err)
-			}
-			break
-		}
-		if n == 0 {
-			break
-		}
-	}
-	if got {
-		signal(c.rdSig)
-	}
+	lc.Unwatch(c.p.Conn())
+	c.p.Finish()
 }
 
 func (c *Conn) opErr(op string, err error) error {
@@ -321,39 +201,32 @@ func (c *Conn) Read(p []byte) (int, error) {
 	c.rdMu.Lock()
 	defer c.rdMu.Unlock()
 	for {
-		if c.closed.Load() {
+		if c.p.Closed() {
 			return 0, c.opErr("read", net.ErrClosed)
 		}
 		if c.rdDl.Load().expired() {
 			return 0, c.opErr("read", os.ErrDeadlineExceeded)
 		}
-		if len(p) == 0 {
-			return 0, nil
-		}
-		if n := c.rx.read(p); n > 0 {
+		n, err := c.p.Read(p)
+		switch {
+		case n > 0:
 			if c.lat != nil {
 				if at := c.rxAt.Load(); at > 0 {
 					c.lat.record(c.lc.ID(), c.lc.Now()-time.Duration(at))
 				}
 			}
-			if c.rxStall.Load() && c.rxStall.CompareAndSwap(true, false) {
-				c.lc.Kick(c.task)
-			}
 			return n, nil
+		case err == nil:
+			return 0, nil
+		case err == sockring.ErrWouldBlock:
+			<-c.rdSig
+		case err == io.EOF:
+			return 0, io.EOF
+		case err == sockring.ErrClosed:
+			return 0, c.opErr("read", net.ErrClosed)
+		default:
+			return 0, c.opErr("read", sysErr("read", err))
 		}
-		if c.eof.Load() {
-			if c.rx.length() == 0 {
-				return 0, io.EOF
-			}
-			continue
-		}
-		if e := c.errp.Load(); e != nil {
-			if c.rx.length() == 0 {
-				return 0, c.opErr("read", sysErr("read", *e))
-			}
-			continue
-		}
-		<-c.rdSig
 	}
 }
 
@@ -364,27 +237,26 @@ func (c *Conn) Write(p []byte) (int, error) {
 	defer c.wrMu.Unlock()
 	total := 0
 	for {
-		if c.closed.Load() {
+		if c.p.Closed() {
 			return total, c.opErr("write", net.ErrClosed)
 		}
 		if c.wrDl.Load().expired() {
 			return total, c.opErr("write", os.ErrDeadlineExceeded)
 		}
-		if e := c.errp.Load(); e != nil {
-			return total, c.opErr("write", sysErr("write", *e))
-		}
-		if c.shutW.Load() {
+		n, err := c.p.Write(p[total:], 0, false)
+		total += n
+		switch {
+		case err == sockring.ErrWouldBlock:
+			<-c.wrSig
+		case err == sockring.ErrClosed:
+			return total, c.opErr("write", net.ErrClosed)
+		case err == sockring.ErrShutdown:
 			return total, c.opErr("write", os.NewSyscallError("write", syscall.EPIPE))
-		}
-		if total == len(p) {
+		case err != nil:
+			return total, c.opErr("write", sysErr("write", err))
+		case total == len(p):
 			return total, nil
 		}
-		if n := c.tx.write(p[total:]); n > 0 {
-			total += n
-			c.lc.Kick(c.task)
-			continue
-		}
-		<-c.wrSig
 	}
 }
 
@@ -392,23 +264,20 @@ func (c *Conn) Write(p []byte) (int, error) {
 // a FIN, as with close(2) on a kernel socket; pending Read and Write
 // calls return net.ErrClosed.
 func (c *Conn) Close() error {
-	if !c.closed.CompareAndSwap(false, true) {
+	if !c.p.Close() {
 		return c.opErr("close", net.ErrClosed)
 	}
 	signal(c.rdSig)
 	signal(c.wrSig)
-	c.lc.Kick(c.task)
 	return nil
 }
 
 // CloseWrite shuts the sending side down: a FIN follows the bytes
 // written so far (shutdown(2) with SHUT_WR). Reading goes on.
 func (c *Conn) CloseWrite() error {
-	if c.closed.Load() {
+	if c.p.CloseWrite() != nil {
 		return c.opErr("close", net.ErrClosed)
 	}
-	c.shutW.Store(true)
-	c.lc.Kick(c.task)
 	return nil
 }
 
@@ -442,7 +311,7 @@ func optAddr(a tcp.Addr) net.Addr {
 
 // SetDeadline implements net.Conn.
 func (c *Conn) SetDeadline(t time.Time) error {
-	if c.closed.Load() {
+	if c.p.Closed() {
 		return c.opErr("set", net.ErrClosed)
 	}
 	c.readDeadline().set(t)
@@ -452,7 +321,7 @@ func (c *Conn) SetDeadline(t time.Time) error {
 
 // SetReadDeadline implements net.Conn.
 func (c *Conn) SetReadDeadline(t time.Time) error {
-	if c.closed.Load() {
+	if c.p.Closed() {
 		return c.opErr("set", net.ErrClosed)
 	}
 	c.readDeadline().set(t)
@@ -461,7 +330,7 @@ func (c *Conn) SetReadDeadline(t time.Time) error {
 
 // SetWriteDeadline implements net.Conn.
 func (c *Conn) SetWriteDeadline(t time.Time) error {
-	if c.closed.Load() {
+	if c.p.Closed() {
 		return c.opErr("set", net.ErrClosed)
 	}
 	c.writeDeadline().set(t)
@@ -479,11 +348,12 @@ var _ net.Conn = (*Conn)(nil)
 func (c *Conn) Info() (tcp.ConnInfo, error) {
 	res := make(chan tcp.ConnInfo, 1)
 	if err := c.lc.Submit(func(*rt.Lcore) {
-		if c.tc == nil {
+		tc := c.p.Conn()
+		if tc == nil {
 			res <- tcp.ConnInfo{}
 			return
 		}
-		res <- c.tc.Info()
+		res <- tc.Info()
 	}); err != nil {
 		return tcp.ConnInfo{}, err
 	}

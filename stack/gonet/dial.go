@@ -146,7 +146,7 @@ func dialErr(c *Conn, raddr *net.TCPAddr, err error) error {
 		return opError("dial", nil, raddr, e)
 	}
 	if c != nil {
-		c.closed.Store(true)
+		c.p.Abandon()
 	}
 	return opError("dial", nil, raddr, sysErr("connect", err))
 }

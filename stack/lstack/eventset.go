@@ -71,7 +71,7 @@ func (es *EventSet) Connect(m hw.Meter, localPort uint16, remote tcp.Addr, data 
 func (es *EventSet) Events(dst []tcp.Event) []tcp.Event { return es.set.Events(dst) }
 
 // Wait charges one readiness wait (epoll_wait) of the application's
-// event loop that found ready sockets or not. In ModeKernel the
-// application's thread sleeps when it found none, and is woken (a
-// wake-up and a context switch) when it next finds some.
+// event loop that found ready sockets or not. When the instance's mode
+// has threads sleep, the application's thread sleeps when it found none,
+// and is woken (a wake-up and a context switch) when it next finds some.
 func (es *EventSet) Wait(m hw.Meter, ready bool) { es.in.wait(m, ready, &es.slept) }

@@ -23,16 +23,9 @@ type Config struct {
 	Iface iface.Config
 	// TCP is the TCP configuration.
 	TCP tcp.Config
-	// Mode says how applications reach the instance: the user-space
-	// stack's rings or the kernel's system calls.
+	// Mode says how applications wait for the instance: on a spinning
+	// lcore, or as threads that sleep (see Mode). It sets no price.
 	Mode Mode
-	// RemoteMemory is how much dearer the packet memory (the port's
-	// mbuf pool and its descriptor rings) is for the instance's core than
-	// local memory: (SLIT distance - 10) / 10 between the core's node and
-	// the pool's, 0 when they are the same node (sim/numa RemoteBytes).
-	// Each byte received or sent is charged hw.CostRemoteNUMAByte times
-	// this factor. Gazelle keeps it 0 by taking mbufs from the core's node.
-	RemoteMemory float64
 	// TxOffloads are the transmit offloads enabled on the port
 	// (hw.PortConf.TxOffloads). With TCP checksum offload, neither TCP
 	// nor the network layer sums segments: the NIC does.
@@ -79,12 +72,17 @@ type Instance struct {
 	ifc   *iface.Interface
 	tcp   *tcp.Stack
 	mode  Mode
-	// meter is what the layers charge: the meter Poll was last given.
+	// meter is what the layers charge: the meter Poll was last given;
+	// pkt is the same meter when it wants to know the packet bytes the
+	// instance touches (PacketMeter), nil otherwise.
 	meter hw.Meter
+	pkt   PacketMeter
 	now   time.Duration
 	txOff hw.TxOffloads
-	// remote is Config.RemoteMemory.
-	remote float64
+	// appMeter and appMeters are SetAppMeter's decorator and the
+	// decorated meters it made, one per application meter seen.
+	appMeter  func(hw.Meter) hw.Meter
+	appMeters map[hw.Meter]hw.Meter
 	// tcpSum is how TCP's segments get their checksum on output.
 	tcpSum iface.Checksum
 
@@ -175,7 +173,7 @@ func (in *Instance) ARPCopyDrops() uint64 {
 // New makes an instance on queue of dev, allocating mbufs from pool (a
 // pool on the lcore's NUMA node). rng seeds TCP's secrets.
 func New(cfg Config, dev hw.EthDev, queue int, pool hw.Mempool, rng *rand.Rand) (*Instance, error) {
-	in := &Instance{dev: dev, queue: queue, pool: pool, tx: make([]*hw.Mbuf, 0, Burst), txOff: cfg.TxOffloads, mode: cfg.Mode, remote: cfg.RemoteMemory}
+	in := &Instance{dev: dev, queue: queue, pool: pool, tx: make([]*hw.Mbuf, 0, Burst), txOff: cfg.TxOffloads, mode: cfg.Mode}
 	if cfg.Iface.MAC == "" {
 		cfg.Iface.MAC = dev.MACAddr().String()
 	}
@@ -215,8 +213,47 @@ func (in *Instance) Start(now time.Duration) {
 	in.ifc.Start(now)
 }
 
-// Mode returns the instance's cost mode.
+// Mode returns how the instance's applications wait (see Mode).
 func (in *Instance) Mode() Mode { return in.mode }
+
+// PacketMeter is a meter that wants to know how many bytes of packet
+// memory (mbufs of the instance's pool) the instance touches: the
+// instance says so for every packet it receives or sends, and the meter
+// prices it (a model of where that memory is; sim/numa.PacketMemory).
+// A meter without the method is told nothing.
+type PacketMeter interface {
+	hw.Meter
+	PacketBytes(n int)
+}
+
+// SetAppMeter gives the instance the decorator that prices the calls
+// applications make to it (socket calls, readiness waits, the
+// application side of a Bridge's sockets) on their own meters. The
+// stack charges those calls as it serves them (an intercepted call over
+// a ring); a binding that stands for another way of reaching the same
+// engines (the kernel's system calls) decorates the application's meter
+// with its own prices. nil, the default, charges the application's
+// meter as it is. Call it before the instance is used.
+func (in *Instance) SetAppMeter(wrap func(hw.Meter) hw.Meter) {
+	in.appMeter, in.appMeters = wrap, nil
+}
+
+// app returns the meter an application's call through m is charged on.
+// Each application meter is decorated once, so a call allocates nothing.
+func (in *Instance) app(m hw.Meter) hw.Meter {
+	if in.appMeter == nil {
+		return m
+	}
+	if d, ok := in.appMeters[m]; ok {
+		return d
+	}
+	if in.appMeters == nil {
+		in.appMeters = map[hw.Meter]hw.Meter{}
+	}
+	d := in.appMeter(m)
+	in.appMeters[m] = d
+	return d
+}
 
 // Iface returns the network layer.
 func (in *Instance) Iface() *iface.Interface { return in.ifc }
@@ -253,6 +290,7 @@ func (in *Instance) ResetStats() {
 func (in *Instance) Poll(m hw.Meter) (bool, time.Duration) {
 	if in.meter != m {
 		in.meter = m
+		in.pkt, _ = m.(PacketMeter)
 		in.ifc.SetMeter(in.meter)
 		in.tcp.SetMeter(in.meter)
 	}
@@ -267,7 +305,7 @@ func (in *Instance) Poll(m hw.Meter) (bool, time.Duration) {
 		in.stats.RxBursts++
 		in.stats.RxPackets += uint64(n)
 		for i, mb := range in.rx[:n] {
-			in.chargeRemote(mb.PktLen)
+			in.touched(mb.PktLen)
 			if in.arp != nil {
 				in.stats.ARPShared += uint64(in.arp.share.Share(in.arpID, in.now, mb))
 			}
@@ -291,8 +329,10 @@ func (in *Instance) flush() {
 	if len(in.tx) == 0 {
 		return
 	}
-	for _, mb := range in.tx {
-		in.chargeRemote(mb.PktLen)
+	if in.pkt != nil {
+		for _, mb := range in.tx {
+			in.pkt.PacketBytes(mb.PktLen)
+		}
 	}
 	sent := in.dev.TxBurst(in.queue, in.tx)
 	in.stats.TxBursts++
@@ -305,11 +345,10 @@ func (in *Instance) flush() {
 	in.tx = in.tx[:0]
 }
 
-// chargeRemote charges the extra cost of touching n bytes of packet
-// memory on another NUMA node.
-func (in *Instance) chargeRemote(n int) {
-	if in.remote > 0 && in.meter != nil {
-		in.meter.Charge(hw.CostRemoteNUMAByte, int64(float64(n)*in.remote+0.5))
+// touched tells the meter the instance touched a packet of n bytes.
+func (in *Instance) touched(n int) {
+	if in.pkt != nil {
+		in.pkt.PacketBytes(n)
 	}
 }
 

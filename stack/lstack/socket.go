@@ -12,18 +12,16 @@ import (
 // The socket calls of an application running on the instance's lcore
 // (Gazelle's IO-multiplexing model: the application's event loop and the
 // stack share the core); it waits for readiness on an EventSet of its
-// own (eventset.go). Each call is charged as the mode says: in
-// ModeLstack a call is served on the stack thread through a lock-free
-// ring and costs no system call; in ModeKernel it is a system call. The
-// copies of the bytes themselves are charged by TCP (Conn.Read and
-// Conn.Write), at the mode's price.
+// own (eventset.go). Each call is charged as lstack serves it: on the
+// stack thread through a lock-free ring, no system call; the copies of
+// the bytes themselves are charged by TCP (Conn.Read and Conn.Write) on
+// the stack's meter. A binding that prices another way of reaching the
+// same engines decorates the application's meter (SetAppMeter).
 
-// call charges one socket call.
+// call charges one socket call on the application's meter m: the call
+// served by the stack and its request and reply on the ring.
 func (in *Instance) call(m hw.Meter) {
-	if in.mode == ModeKernel {
-		m.Charge(hw.CostSyscall, 1)
-		return
-	}
+	m = in.app(m)
 	m.Charge(hw.CostStackSocketCall, 1)
 	m.Charge(hw.CostRingOp, 2)
 }
@@ -77,21 +75,20 @@ func (in *Instance) Close(m hw.Meter, c *tcp.Conn) error {
 }
 
 // wait charges one readiness wait (epoll_wait) of an application's event
-// loop that found ready sockets or not. In ModeKernel a thread that slept
-// and now has work is woken: a wake-up and a context switch; slept
-// records whether the application's thread went to sleep.
+// loop that found ready sockets or not. When the mode's threads sleep, a
+// thread that slept and now has work is woken: the scheduler's wake-up
+// and a context switch; slept records whether the thread went to sleep.
 func (in *Instance) wait(m hw.Meter, ready bool, slept *bool) {
-	if in.mode == ModeKernel {
-		m.Charge(hw.CostSyscall, 1)
-		m.Charge(hw.CostEpollWaitKernel, 1)
-		if ready && *slept {
-			m.Charge(hw.CostWakeup, 1)
-			m.Charge(hw.CostContextSwitch, 1)
-		}
-		*slept = !ready
+	m = in.app(m)
+	m.Charge(hw.CostEpollWaitUser, 1)
+	if !in.mode.Sleeps() {
 		return
 	}
-	m.Charge(hw.CostEpollWaitUser, 1)
+	if ready && *slept {
+		m.Charge(hw.CostWakeup, 1)
+		m.Charge(hw.CostContextSwitch, 1)
+	}
+	*slept = !ready
 }
 
 // readChunk is the least free room ReadAvailable gives each Read.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
-	"github.com/savanna-sim/savanna/internal/spsc"
+	"github.com/savanna-sim/savanna/stack/sockring"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
@@ -16,29 +16,42 @@ import (
 // lcore (MySQL's thread per connection) use sockets owned by stack
 // threads. A routing table (Router) maps the application's fd to the
 // Socket, and through it to the Bridge of the instance that owns the
-// connection; the two sides meet on lock-free single-producer
-// single-consumer rings, one per direction per socket (Gazelle's
-// sock->send_ring and sock->recv_ring, rte_ring with RING_F_SP_ENQ |
-// RING_F_SC_DEQ). The stack thread does all protocol work; an application
-// thread only copies bytes into and out of the rings, asks the stack
-// thread to send (Gazelle's rpc_call_send), and sleeps on a semaphore
-// when it has nothing to read (lstack's sem_timedwait, woken with
-// sem_post, a futex on both ends).
+// connection; the two sides meet on a socket's pair of lock-free
+// single-producer single-consumer byte rings (Gazelle's sock->send_ring
+// and sock->recv_ring), a stack/sockring.Pipe, the same bridge
+// stack/gonet's net.Conn uses. The stack thread does all protocol work
+// (the pipe's Service); an application thread only copies bytes into and
+// out of the rings, asks the stack thread to serve its socket (Gazelle's
+// rpc_call_send, a call on the bridge's request list) and sleeps on a
+// semaphore when it has nothing to read (lstack's sem_timedwait, woken
+// with sem_post, a futex on both ends).
 //
-// ModeKernel runs the same path for the kernel's costs: a socket call is
-// a system call on the application's core, the copy is copy_to/from_user,
-// the protocol work is the kernel's on the stack (interrupt) core, and a
-// sleeping reader is woken by the softirq with try_to_wake_up. There is no
-// ring in the kernel; the rings then only carry the bytes between the two
-// simulated cores and are not charged.
+// What a side on another core may see, and when, is not decided here:
+// each ring and each socket's calls are handed to their consumer by a
+// sockring.Handoff the binding supplies (SetHandoffs; in virtual time the
+// rig's schedules the publication at the producer's clock, so a reply is
+// never sent before its thread wrote it). Without one they are handed
+// over at once, as in real time.
+//
+// Every operation is charged as lstack does it: on the application's
+// core an intercepted socket call, a ring operation per call that moved
+// bytes, a copy per byte and a futex sleep; on the stack thread a socket
+// call served, ring operations and a futex wake. The application's side
+// is charged on the meter its instance's SetAppMeter decorator makes of
+// the thread's, the stack thread's on the meter its Poll is given; a
+// binding that stands for the kernel's stack prices both as the
+// kernel's (system calls, copy_to/from_user, no ring, a softirq's direct
+// wake-up).
 
-// ringSlots is the depth of each socket's send and receive ring, in
-// messages (Gazelle's default send_ring_size / recv_ring_size order of
-// magnitude is a few hundred pbufs; messages here are whole writes).
-const ringSlots = 256
+// RingBytes is the most bytes each of a socket's send and receive rings
+// holds. Gazelle sizes them in pbufs (send_ring_size, recv_ring_size in
+// lstack.conf, a few hundred of up to 2 KiB each); the rings grow to it
+// only as a connection needs (sockring.Ring), so an idle one holds a
+// cache line.
+const RingBytes = 256 << 10
 
 // ErrRingFull is returned by Socket.Write when the socket's send ring has
-// no free slot: the stack thread is behind. The caller waits and retries,
+// no free byte: the stack thread is behind. The caller waits and retries,
 // as a non-blocking send's EAGAIN.
 var ErrRingFull = errors.New("lstack: send ring full")
 
@@ -47,20 +60,20 @@ var ErrRingFull = errors.New("lstack: send ring full")
 type BridgeStats struct {
 	// Accepted counts connections accepted for application threads.
 	Accepted uint64 `json:"accepted"`
-	// SendRequests counts send requests dequeued from application
-	// threads (Gazelle's rpc_call_send); SendBytes the bytes written to
-	// TCP for them.
+	// SendRequests counts requests served for application threads
+	// (Gazelle's rpc_call_send: send, close, refill); SendBytes the
+	// bytes written to TCP from send rings.
 	SendRequests uint64 `json:"send_requests"`
 	SendBytes    uint64 `json:"send_bytes"`
 	// RecvBytes counts bytes moved from TCP to sockets' receive rings;
-	// RecvRingFull counts times a receive ring had no slot, leaving data
+	// RecvRingFull counts times a receive ring had no room, leaving data
 	// in TCP until the application reads (back-pressure, not a loss).
 	RecvBytes    uint64 `json:"recv_bytes"`
 	RecvRingFull uint64 `json:"recv_ring_full"`
 	// Wakeups counts sleeping application threads woken.
 	Wakeups uint64 `json:"wakeups"`
-	// SendBlocked counts send requests that TCP's send buffer could not
-	// take whole; the rest is sent on tcp.EventWritable.
+	// SendBlocked counts times TCP's send buffer left bytes in a send
+	// ring; the rest is sent on tcp.EventWritable.
 	SendBlocked uint64 `json:"send_blocked"`
 	// Closed counts sockets closed by their application; Errors
 	// connections that failed (reset, timeout).
@@ -81,73 +94,10 @@ type SocketStats struct {
 	Sleeps uint64 `json:"sleeps"`
 }
 
-// message is one write's bytes in a ring, stamped with the time its
-// producer put it there: a simulated core's turn runs at one instant of
-// the engine while its clock advances with what it charges, so the
-// consumer on another core must not see the bytes before that time.
-type message struct {
-	b  []byte
-	at time.Duration
-}
-
-// msgRing is one direction of a socket: an SPSC ring of messages and the
-// consumer's look at the oldest one (rte_ring has no peek; the consumer
-// holds what it dequeued until it is due).
-type msgRing struct {
-	r    *spsc.Ring[message]
-	held message
-	has  bool
-	one  [1]message
-}
-
-func newMsgRing() msgRing {
-	r, _ := spsc.New[message](ringSlots) // ringSlots is a power of two
-	return msgRing{r: r}
-}
-
-// put enqueues b at time at (producer side); false when full.
-func (q *msgRing) put(b []byte, at time.Duration) bool {
-	return q.r.Enqueue(message{b: b, at: at})
-}
-
-// peek returns the oldest message if it is due by now (consumer side),
-// and whether a ring operation was spent dequeuing it.
-func (q *msgRing) peek(now time.Duration) (*message, bool, bool) {
-	deq := false
-	if !q.has {
-		if q.r.DequeueBurst(q.one[:]) == 0 {
-			return nil, false, false
-		}
-		q.held, q.one[0], q.has, deq = q.one[0], message{}, true, true
-	}
-	if q.held.at > now {
-		return nil, deq, false
-	}
-	return &q.held, deq, true
-}
-
-// drop releases the held message once consumed.
-func (q *msgRing) drop() { q.held, q.has = message{}, false }
-
-// count returns the messages in the ring, the held one included.
-func (q *msgRing) count() int {
-	n := q.r.Count()
-	if q.has {
-		n++
-	}
-	return n
-}
-
-// full reports whether the producer would be refused.
-func (q *msgRing) full() bool { return q.r.Count() >= q.r.Cap() }
-
-// nextDue returns the held message's time, or NoDeadline.
-func (q *msgRing) nextDue() time.Duration {
-	if q.has {
-		return q.held.at
-	}
-	return hw.NoDeadline
-}
+// HandoffFunc makes the hand-off of one of a socket's rings or its
+// calls; wake is the consumer's doorbell, for the hand-off to ring when
+// it delivers (in virtual time, at the producer's clock).
+type HandoffFunc func(wake func(at time.Duration)) sockring.Handoff
 
 // Router is Gazelle's routing table from an application fd to the socket
 // and stack instance that own it. One Router serves a process; its fds
@@ -192,28 +142,25 @@ func (r *Router) FDs() []int {
 }
 
 // Socket is a connection as an application thread sees it: an fd whose
-// bytes cross rings to and from the stack thread that owns it.
+// bytes cross a pipe's rings to and from the stack thread that owns it.
 type Socket struct {
-	b    *Bridge
-	c    *tcp.Conn
-	fd   int
-	send msgRing // application -> stack
-	recv msgRing // stack -> application
-	// head is the unread rest of the receive message the application
-	// dequeued last.
-	head []byte
-	// pending says the socket is on the bridge's send request list.
+	b  *Bridge
+	p  sockring.Pipe
+	fd int
+	// calls are the socket's requests to the stack thread, handed off
+	// like its bytes; pending says the socket is on the bridge's request
+	// list.
+	calls   *sockring.Calls
 	pending bool
-	// unsent is what TCP's send buffer did not take yet (stack side).
-	unsent []byte
-	// rxStalled says the stack left data in TCP because the receive
-	// ring was full; the application's next dequeue calls it back.
-	rxStalled bool
-	eof, err  bool
-	closed    bool
+	// failed says the connection's error was counted; done that the
+	// stack thread finished with it.
+	failed, done bool
 	// waiter wakes the application thread sleeping on the socket.
 	waiter func(at time.Duration)
-	stats  SocketStats
+	// app is the application's meter while one of its calls runs, for
+	// the pipe's kick (sockring.Driver has no meter).
+	app   hw.Meter
+	stats SocketStats
 }
 
 // FD returns the socket's fd in its router.
@@ -221,7 +168,7 @@ func (s *Socket) FD() int { return s.fd }
 
 // Conn returns the TCP connection (the stack thread's object; an
 // application thread must not call it).
-func (s *Socket) Conn() *tcp.Conn { return s.c }
+func (s *Socket) Conn() *tcp.Conn { return s.p.Conn() }
 
 // Stats returns the application side's counters.
 func (s *Socket) Stats() SocketStats { return s.stats }
@@ -229,39 +176,57 @@ func (s *Socket) Stats() SocketStats { return s.stats }
 // Bridge is the stack thread's end of the asymmetric model for one
 // instance: a poller that runs on the instance's lcore after the instance
 // itself, accepts connections for the application, serves the sockets'
-// send requests, moves received bytes into their receive rings and wakes
-// the threads that sleep on them. It is the only consumer of the
-// instance's TCP readiness events.
+// requests and readiness (sockring.Pipe.Service) and wakes the threads
+// that sleep on them. It is the only consumer of the instance's TCP
+// readiness events.
 type Bridge struct {
 	in     *Instance
 	router *Router
 	bell   func(at time.Duration)
+	hand   HandoffFunc
 	ln     *tcp.Listener
 	socks  map[*tcp.Conn]*Socket
-	// requests are the sockets with something to send, in the order
-	// their threads asked, each with the time it was asked. In Gazelle
-	// this is the stack's lock-free rpc queue; in virtual time one list
-	// serves, and each request is charged a ring operation at both ends.
-	requests []request
+	// requests are the sockets that called the stack thread, in the
+	// order their threads called (Gazelle's lock-free rpc queue; in
+	// virtual time one list serves). A request is served once its call
+	// and the bytes written before it reached this core (their
+	// hand-offs ring the doorbell); each is charged a ring operation at
+	// both ends.
+	requests []*Socket
 	onAccept func(fd int, s *Socket)
 	events   []tcp.Event
+	svc      sockring.ServiceStats
 	stats    BridgeStats
-}
-
-// request is a socket's call to the stack thread.
-type request struct {
-	s  *Socket
-	at time.Duration
+	// m is the stack thread's meter while Poll runs, for the pipes'
+	// wake-ups and clock.
+	m     hw.Meter
+	clock sockring.Clock
 }
 
 // NewBridge returns the bridge of in. router is the process's fd table;
 // doorbell wakes the instance's lcore at a time (in virtual time, the
-// core's Wake): an application thread rings it when it posts a request.
+// core's Wake): an application thread rings it when it calls the stack
+// thread.
 func NewBridge(in *Instance, router *Router, doorbell func(at time.Duration)) (*Bridge, error) {
 	if in == nil || router == nil || doorbell == nil {
 		return nil, errors.New("lstack: NewBridge needs an instance, a router and a doorbell")
 	}
-	return &Bridge{in: in, router: router, bell: doorbell, socks: map[*tcp.Conn]*Socket{}}, nil
+	b := &Bridge{in: in, router: router, bell: doorbell, socks: map[*tcp.Conn]*Socket{}}
+	b.clock = b.now
+	return b, nil
+}
+
+// SetHandoffs makes the hand-offs of the rings and calls of sockets
+// accepted from now on (nil: at once). A binding in virtual time gives
+// one that schedules each delivery at its producer's clock
+// (internal/simhost.BindBridge).
+func (b *Bridge) SetHandoffs(f HandoffFunc) { b.hand = f }
+
+func (b *Bridge) now() time.Duration {
+	if b.m == nil {
+		return 0
+	}
+	return b.m.Now()
 }
 
 // Listen listens on port of the instance's address (Gazelle's
@@ -280,19 +245,26 @@ func (b *Bridge) Listen(port uint16, backlog int, onAccept func(fd int, s *Socke
 func (b *Bridge) Instance() *Instance { return b.in }
 
 // Stats returns the bridge's counters.
-func (b *Bridge) Stats() BridgeStats { return b.stats }
+func (b *Bridge) Stats() BridgeStats {
+	st := b.stats
+	st.SendBytes, st.SendBlocked = b.svc.SendBytes, b.svc.SendBlocked
+	st.RecvBytes, st.RecvRingFull = b.svc.RecvBytes, b.svc.RecvRingFull
+	return st
+}
 
 // ResetStats zeroes the counters.
-func (b *Bridge) ResetStats() { b.stats = BridgeStats{} }
+func (b *Bridge) ResetStats() { b.stats, b.svc = BridgeStats{}, sockring.ServiceStats{} }
 
 // Open returns the number of open sockets.
 func (b *Bridge) Open() int { return len(b.socks) }
 
-// Poll runs one turn of the stack thread's side: send requests first
-// (their bytes then leave in the instance's next turn), then readiness.
-// It returns the time of the next request not yet due.
+// Poll runs one turn of the stack thread's side: requests first (their
+// bytes then leave in the instance's next turn), then readiness. A
+// request whose call has not reached the core yet waits for its
+// hand-off's doorbell, so Poll sets no deadline.
 func (b *Bridge) Poll(m hw.Meter) (bool, time.Duration) {
-	worked, next := b.serveRequests(m)
+	b.m = m
+	worked := b.serveRequests(m)
 	b.events = b.in.TCP().Events(b.events[:0])
 	for _, ev := range b.events {
 		worked = true
@@ -301,11 +273,19 @@ func (b *Bridge) Poll(m hw.Meter) (bool, time.Duration) {
 			b.accept(m)
 		case ev.Conn != nil:
 			if s := b.socks[ev.Conn]; s != nil {
-				b.ready(m, s, ev.Mask)
+				b.service(m, s)
 			}
 		}
 	}
-	return worked, next
+	return worked, hw.NoDeadline
+}
+
+// handoff returns a hand-off ringing wake, nil without a HandoffFunc.
+func (b *Bridge) handoff(wake func(at time.Duration)) sockring.Handoff {
+	if b.hand == nil {
+		return nil
+	}
+	return b.hand(wake)
 }
 
 // accept takes every pending connection and binds it to an fd.
@@ -316,7 +296,15 @@ func (b *Bridge) accept(m hw.Meter) {
 			return
 		}
 		b.chargeStack(m, 1)
-		s := &Socket{b: b, c: c, send: newMsgRing(), recv: newMsgRing()}
+		s := &Socket{b: b}
+		s.p.Init(sockring.Config{
+			RxRing: RingBytes, TxRing: RingBytes,
+			RxHandoff: b.handoff(s.published),
+			TxHandoff: b.handoff(b.bell),
+			Clock:     b.clock,
+		}, (*driver)(s))
+		s.calls = sockring.NewCalls(b.handoff(b.bell))
+		s.p.Attach(c, false)
 		b.socks[c] = s
 		fd := b.router.bind(s)
 		b.stats.Accepted++
@@ -326,136 +314,70 @@ func (b *Bridge) accept(m hw.Meter) {
 	}
 }
 
-// serveRequests dequeues the send requests that are due and hands their
-// bytes to TCP; it returns whether it served any, and when the first one
-// left waiting is due.
-func (b *Bridge) serveRequests(m hw.Meter) (bool, time.Duration) {
+// serveRequests serves the requests whose call, and the bytes written
+// before it, reached the core; the others stay in order. It reports
+// whether it served any.
+func (b *Bridge) serveRequests(m hw.Meter) bool {
 	if len(b.requests) == 0 {
-		return false, hw.NoDeadline
+		return false
 	}
+	worked := false
 	now := m.Now()
-	worked, next := false, hw.NoDeadline
 	keep := b.requests[:0]
-	for _, r := range b.requests {
-		if r.at > now {
-			keep = append(keep, r)
-			next = min(next, r.at)
+	for _, s := range b.requests {
+		s.calls.Sync(now)
+		s.p.Tx().Sync(now)
+		if s.done {
+			s.pending = false
+			continue
+		}
+		if s.calls.Arrived() == 0 || s.p.Tx().InFlight() > 0 {
+			keep = append(keep, s)
 			continue
 		}
 		worked = true
-		s := r.s
 		s.pending = false
+		s.calls.Take()
 		b.chargeRing(m, 1) // the request's dequeue
 		b.stats.SendRequests++
 		b.chargeStack(m, 1)
-		if s.rxStalled {
-			s.rxStalled = false
-			b.moveReceived(m, s)
-		}
-		b.drainSend(m, s)
-		if s.closed {
-			b.finish(m, s)
-		}
+		b.service(m, s)
 	}
 	clear(b.requests[len(keep):])
 	b.requests = keep
-	return worked, next
+	return worked
 }
 
-// drainSend writes the socket's due messages to TCP until its send
-// buffer is full.
-func (b *Bridge) drainSend(m hw.Meter, s *Socket) {
-	now := m.Now()
-	for {
-		if len(s.unsent) == 0 {
-			msg, deq, ok := s.send.peek(now)
-			if deq {
-				b.chargeRing(m, 1)
-			}
-			if !ok {
-				return
-			}
-			s.unsent = msg.b
-			s.send.drop()
-		}
-		n, err := s.c.Write(s.unsent)
-		b.stats.SendBytes += uint64(n)
-		s.unsent = s.unsent[n:]
-		if err != nil && !errors.Is(err, tcp.ErrWouldBlock) {
-			s.unsent = nil
-			s.err = true
-			b.wake(m, s)
-			return
-		}
-		if len(s.unsent) > 0 {
-			b.stats.SendBlocked++
-			return // the rest on tcp.EventWritable
-		}
+// service runs the socket's pipe: the send ring into TCP, TCP into the
+// receive ring, half-close and close. A ring operation is charged for
+// each ring it moved bytes through.
+func (b *Bridge) service(m hw.Meter, s *Socket) {
+	if s.done {
+		return
 	}
-}
-
-// ready handles a connection's readiness.
-func (b *Bridge) ready(m hw.Meter, s *Socket, mask tcp.EventMask) {
-	if mask&tcp.EventWritable != 0 {
-		b.drainSend(m, s)
-		if s.closed {
-			b.finish(m, s)
-			return
-		}
+	s.p.Tx().Sync(m.Now())
+	sent, recv := b.svc.SendBytes, b.svc.RecvBytes
+	finished := s.p.Service(&b.svc)
+	if b.svc.SendBytes != sent {
+		b.chargeRing(m, 1)
 	}
-	if mask&(tcp.EventReadable|tcp.EventHangup|tcp.EventError) != 0 {
-		b.moveReceived(m, s)
+	if b.svc.RecvBytes != recv {
+		b.chargeRing(m, 1)
 	}
-	if mask&tcp.EventError != 0 && !s.err {
-		s.err = true
+	if s.p.Err() != nil && !s.failed {
+		s.failed = true
 		b.stats.Errors++
-		b.wake(m, s)
+	}
+	if finished {
+		s.done = true
+		delete(b.socks, s.p.Conn())
+		delete(b.router.fds, s.fd)
+		b.stats.Closed++
 	}
 }
 
-// moveReceived moves what TCP holds into the socket's receive ring and
-// wakes a sleeping reader.
-func (b *Bridge) moveReceived(m hw.Meter, s *Socket) {
-	moved := false
-	for !s.eof && !s.err {
-		if s.recv.full() {
-			s.rxStalled = true
-			b.stats.RecvRingFull++
-			break
-		}
-		n := s.c.RecvBuffered()
-		if n == 0 {
-			if _, err := s.c.Read(nil); err != nil && !errors.Is(err, tcp.ErrWouldBlock) {
-				if errors.Is(err, io.EOF) {
-					s.eof = true
-				} else {
-					s.err = true
-				}
-				moved = true
-			}
-			break
-		}
-		buf := make([]byte, n)
-		n, err := s.c.Read(buf)
-		if n > 0 {
-			s.recv.put(buf[:n], m.Now())
-			b.chargeRing(m, 1)
-			b.stats.RecvBytes += uint64(n)
-			moved = true
-		}
-		if err != nil && !errors.Is(err, tcp.ErrWouldBlock) {
-			s.err = true
-			break
-		}
-	}
-	if moved {
-		b.wake(m, s)
-	}
-}
-
-// wake wakes the thread sleeping on s, if one is: in lstack a sem_post
-// that finds a waiter is a futex wake system call; in the kernel the
-// softirq wakes the reader directly. Either way the scheduler's
+// wake wakes the thread sleeping on s, if one is: a sem_post that finds
+// a waiter is a futex wake system call, and the scheduler's
 // try_to_wake_up runs (and an IPI reaches the thread's core).
 func (b *Bridge) wake(m hw.Meter, s *Socket) {
 	w := s.waiter
@@ -463,204 +385,178 @@ func (b *Bridge) wake(m hw.Meter, s *Socket) {
 		return
 	}
 	s.waiter = nil
-	if b.in.mode == ModeLstack {
-		m.Charge(hw.CostSyscall, 1)
-		m.Charge(hw.CostSyscallFutex, 1)
-	}
+	m.Charge(hw.CostSyscall, 1)
+	m.Charge(hw.CostSyscallFutex, 1)
 	m.Charge(hw.CostWakeup, 1)
 	b.stats.Wakeups++
 	w(m.Now())
 }
 
-// finish closes a socket its application closed, once its bytes are in
-// TCP.
-func (b *Bridge) finish(m hw.Meter, s *Socket) {
-	if len(s.unsent) > 0 || s.send.count() > 0 {
-		return
-	}
-	_ = s.c.Close()
-	delete(b.socks, s.c)
-	delete(b.router.fds, s.fd)
-	b.stats.Closed++
-}
+// chargeStack charges the stack thread's handling of n requests.
+func (b *Bridge) chargeStack(m hw.Meter, n int64) { m.Charge(hw.CostStackSocketCall, n) }
 
-// chargeStack charges the stack thread's handling of one request (lstack
-// only: in the kernel the system call's work is the protocol's).
-func (b *Bridge) chargeStack(m hw.Meter, n int64) {
-	if b.in.mode == ModeLstack {
-		m.Charge(hw.CostStackSocketCall, n)
-	}
-}
+// chargeRing charges n ring operations on the stack thread.
+func (b *Bridge) chargeRing(m hw.Meter, n int64) { m.Charge(hw.CostRingOp, n) }
 
-// chargeRing charges ring operations (lstack only).
-func (b *Bridge) chargeRing(m hw.Meter, n int64) {
-	if b.in.mode == ModeLstack {
-		m.Charge(hw.CostRingOp, n)
-	}
-}
-
-// post queues the socket's send request and rings the stack thread.
+// post puts the socket's call on the request list and rings the stack
+// thread; m is the application's meter, already decorated
+// (Socket.meter).
 func (b *Bridge) post(m hw.Meter, s *Socket) {
-	if s.pending {
+	if s.pending || s.done {
 		return
 	}
 	s.pending = true
-	b.requests = append(b.requests, request{s: s, at: m.Now()})
-	if b.in.mode == ModeLstack {
-		m.Charge(hw.CostRingOp, 1) // the request's enqueue
-	}
+	b.requests = append(b.requests, s)
+	s.calls.Post(m.Now())
+	m.Charge(hw.CostRingOp, 1) // the request's enqueue
 	b.bell(m.Now())
 }
 
-// The application thread's calls. m is the meter of the core the thread
-// runs on.
+// driver is a socket as its pipe's sockring.Driver.
+type driver Socket
 
-// call charges one socket call on the application's core: lstack's
-// intercepted call (no kernel crossing) or a system call.
-func (s *Socket) call(m hw.Meter) {
-	if s.b.in.mode == ModeKernel {
-		m.Charge(hw.CostSyscall, 1)
-		return
+// Kick implements sockring.Driver: the application's call to the stack
+// thread (a close, a shutdown, room made in a stalled receive ring).
+func (d *driver) Kick() {
+	s := (*Socket)(d)
+	if s.app != nil {
+		s.b.post(s.app, s)
 	}
-	m.Charge(hw.CostStackSocketCall, 1)
 }
 
+// Readable implements sockring.Driver: the stack thread put bytes, EOF
+// or an error in the receive ring.
+func (d *driver) Readable() {
+	s := (*Socket)(d)
+	if s.b.m != nil {
+		s.b.wake(s.b.m, s)
+	}
+}
+
+// Writable implements sockring.Driver. An application thread that finds
+// its send ring full yields and retries; nothing sleeps on it.
+func (d *driver) Writable() {}
+
+// published is the receive ring's hand-off doorbell: bytes the stack
+// thread wrote reached the application's core. A thread that went to
+// sleep while they were on their way (Wait) runs again; the stack
+// thread's sem_post for them found no sleeper, so nothing is charged.
+func (s *Socket) published(at time.Duration) {
+	if w := s.waiter; w != nil {
+		s.waiter = nil
+		w(at)
+	}
+}
+
+// The application thread's calls. m is the meter of the core the thread
+// runs on; each call charges the meter its instance's SetAppMeter
+// decorator makes of it.
+
+// meter returns the meter the application's calls through m charge.
+func (s *Socket) meter(m hw.Meter) hw.Meter { return s.b.in.app(m) }
+
+// call charges one socket call on the application's core: lstack's
+// intercepted call (no kernel crossing).
+func (s *Socket) call(m hw.Meter) { m.Charge(hw.CostStackSocketCall, 1) }
+
 // copyCharge charges copying n bytes between the application's buffer
-// and the ring (lstack) or the kernel (copy_to/from_user).
+// and the ring.
 func (s *Socket) copyCharge(m hw.Meter, n int) {
-	if n <= 0 {
-		return
+	if n > 0 {
+		m.Charge(hw.CostCopyByte, int64(n))
 	}
-	if s.b.in.mode == ModeKernel {
-		m.Charge(hw.CostKernelCopyByte, int64(n))
-		return
-	}
-	m.Charge(hw.CostCopyByte, int64(n))
 }
 
 // Read copies received bytes into p. Nothing received yet is (0, nil), a
 // non-blocking read's EAGAIN (Wait then sleeps); the end of the stream is
-// io.EOF; a failed connection is tcp.ErrClosed.
+// io.EOF; a failed connection is tcp.ErrClosed, with its cause.
 func (s *Socket) Read(m hw.Meter, p []byte) (int, error) {
+	m = s.meter(m)
 	s.call(m)
 	s.stats.Reads++
-	now := m.Now()
-	n := 0
-	for n < len(p) {
-		if len(s.head) == 0 {
-			msg, deq, ok := s.recv.peek(now)
-			if deq && s.b.in.mode == ModeLstack {
-				m.Charge(hw.CostRingOp, 1)
-			}
-			if !ok {
-				break
-			}
-			s.head = msg.b
-			s.recv.drop()
-		}
-		c := copy(p[n:], s.head)
-		s.head = s.head[c:]
-		n += c
-	}
-	s.copyCharge(m, n)
-	if s.rxStalled {
-		s.b.post(m, s) // the stack thread refills the ring
+	s.app = m
+	s.p.Rx().Sync(m.Now())
+	n, err := s.p.Read(p)
+	s.app = nil
+	if n > 0 {
+		m.Charge(hw.CostRingOp, 1) // the dequeue
+		s.copyCharge(m, n)
+		return n, nil
 	}
 	switch {
-	case n > 0:
-		return n, nil
-	case s.recv.count() > 0:
-		// Bytes are on their way but not due yet: EAGAIN.
-	case s.err:
-		return 0, tcp.ErrClosed
-	case s.eof:
+	case err == nil || errors.Is(err, sockring.ErrWouldBlock):
+		s.stats.WouldBlock++
+		return 0, nil
+	case errors.Is(err, io.EOF):
 		return 0, io.EOF
+	case errors.Is(err, sockring.ErrClosed):
+		return 0, tcp.ErrClosed
 	}
-	s.stats.WouldBlock++
-	return 0, nil
+	return 0, fmt.Errorf("%w: %w", tcp.ErrClosed, err)
 }
 
 // Readable reports whether Read would return bytes, EOF or an error, or
-// soon will (bytes in the ring not due yet): the application's own view,
-// no call is charged.
-func (s *Socket) Readable() bool {
-	return len(s.head) > 0 || s.recv.count() > 0 || s.eof || s.err
-}
+// soon will (bytes on their way to the application's core): the
+// application's own view, no call is charged.
+func (s *Socket) Readable() bool { return s.p.Readable() }
 
-// ReadableAt returns when the oldest received bytes are due (NoDeadline
-// when none are held back).
-func (s *Socket) ReadableAt() time.Duration { return s.recv.nextDue() }
-
-// Write queues a copy of p for the stack thread and asks it to send. It
-// takes all of p or nothing: a full send ring is ErrRingFull.
+// Write copies as much of p as the send ring takes for the stack thread
+// and asks it to send, as a non-blocking send(2): a short count leaves
+// the rest to the caller, and a full send ring is ErrRingFull.
 func (s *Socket) Write(m hw.Meter, p []byte) (int, error) {
+	m = s.meter(m)
 	s.call(m)
 	s.stats.Writes++
+	n, err := s.p.Put(p, false)
 	switch {
-	case s.closed:
-		return 0, tcp.ErrClosed
-	case s.err:
-		return 0, tcp.ErrClosed
-	case len(p) == 0:
-		return 0, nil
-	}
-	buf := append([]byte(nil), p...)
-	s.copyCharge(m, len(p))
-	if !s.send.put(buf, m.Now()) {
+	case errors.Is(err, sockring.ErrWouldBlock):
 		s.stats.SendRingFull++
 		return 0, ErrRingFull
+	case errors.Is(err, sockring.ErrClosed), errors.Is(err, sockring.ErrShutdown):
+		return 0, tcp.ErrClosed
+	case err != nil:
+		return 0, fmt.Errorf("%w: %w", tcp.ErrClosed, err)
+	case n == 0:
+		return 0, nil
 	}
-	if s.b.in.mode == ModeLstack {
-		m.Charge(hw.CostRingOp, 1)
-	}
+	s.copyCharge(m, n)
+	s.p.Tx().Flush(m.Now()) // handed off once copied
+	m.Charge(hw.CostRingOp, 1)
 	s.b.post(m, s)
-	return len(p), nil
+	return n, nil
 }
 
 // Wait puts the thread to sleep until the socket is readable, and
 // reports whether it slept: false when it already is (the thread goes
-// on). wake is called, on the stack thread, with the time the thread
-// becomes runnable. In lstack the sleep is a futex wait (sem_timedwait);
-// in the kernel, poll(2) on the socket.
+// on). wake is called, on the stack thread or by the receive ring's
+// hand-off, with the time the thread becomes runnable. The sleep is a
+// futex wait (lstack's sem_timedwait).
 func (s *Socket) Wait(m hw.Meter, wake func(at time.Duration)) bool {
-	if len(s.head) > 0 || s.eof || s.err {
+	m = s.meter(m)
+	rx := s.p.Rx()
+	rx.Sync(m.Now())
+	if rx.Len() > 0 || (rx.InFlight() == 0 && (s.p.EOF() || s.p.Err() != nil)) {
 		return false
 	}
-	due := hw.NoDeadline
-	if s.recv.count() > 0 {
-		msg, deq, ok := s.recv.peek(m.Now())
-		if deq && s.b.in.mode == ModeLstack {
-			m.Charge(hw.CostRingOp, 1)
-		}
-		if ok {
-			return false
-		}
-		if msg == nil {
-			due = s.recv.nextDue()
-		}
-	}
 	m.Charge(hw.CostSyscall, 1)
-	if s.b.in.mode == ModeLstack {
-		m.Charge(hw.CostSyscallFutex, 1)
-	}
+	m.Charge(hw.CostSyscallFutex, 1)
 	s.stats.Sleeps++
-	if due != hw.NoDeadline {
-		// The stack thread posted bytes that arrive later in this
-		// thread's time: it sleeps until then.
-		wake(due)
-		return true
-	}
+	// Bytes on their way wake it when their hand-off delivers them
+	// (published); otherwise the stack thread's next delivery does.
 	s.waiter = wake
 	return true
 }
 
-// Close closes the socket once its queued bytes are sent.
+// Close closes the socket once its queued bytes are sent (a RST instead
+// of a FIN when received bytes were left unread, RFC 2525 section 2.17).
 func (s *Socket) Close(m hw.Meter) {
-	if s.closed {
+	if s.p.Closed() {
 		return
 	}
+	m = s.meter(m)
 	s.call(m)
-	s.closed = true
 	s.waiter = nil
-	s.b.post(m, s)
+	s.app = m
+	s.p.Close()
+	s.app = nil
 }

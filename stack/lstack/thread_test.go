@@ -15,8 +15,23 @@ import (
 	"github.com/savanna-sim/savanna/sim/cost"
 	"github.com/savanna-sim/savanna/sim/nic"
 	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/sockring"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
+
+// handoffs is a ring's hand-off that notes each producer's clock and
+// passes it on to the rig's.
+type handoffs struct {
+	h  *simhost.Handoff
+	at *[]time.Duration
+}
+
+func (r *handoffs) Handoff(ring *sockring.Ring, tail uint64, at time.Duration) {
+	*r.at = append(*r.at, at)
+	r.h.Handoff(ring, tail, at)
+}
+
+func (r *handoffs) CatchUp(ring *sockring.Ring, now time.Duration) { r.h.CatchUp(ring, now) }
 
 // modeNode is a host whose instance runs in a given mode, on 1024-entry
 // rings with IPv4 and TCP checksums offloaded.
@@ -145,7 +160,7 @@ func newThreadBed(mode lstack.Mode, work time.Duration, n int) *threadBed {
 		tb.thread.sock = s
 		tb.app.Wake(eng.Now())
 	})).To(Succeed())
-	score.Attach(tb.bridge)
+	simhost.BindBridge(eng, score, tb.bridge)
 	tb.ping = &pinger{in: cin, msg: bytes.Repeat([]byte("q"), 200), left: n}
 	ccore.Attach(tb.ping)
 	eng.RunUntil(50 * time.Millisecond)
@@ -209,6 +224,38 @@ var _ = Describe("application threads off the stack's lcore (the asymmetric mode
 		}
 	})
 
+	It("never lets a thread read bytes before the stack thread wrote them, in the stack's time", func() {
+		eng := sim.NewEngine(3)
+		sin, score, sport := modeNode(eng, 0, "server", "10.0.0.1/24", lstack.ModeLstack)
+		cin, ccore, cport := modeNode(eng, 1, "client", "10.0.0.2/24", lstack.ModeLstack)
+		_, err := nic.NewLink(eng, "wire", sport, cport, nic.LinkConfig{Latency: 10 * time.Microsecond})
+		Expect(err).NotTo(HaveOccurred())
+		b, err := lstack.NewBridge(sin, lstack.NewRouter(3), score.Wake)
+		Expect(err).NotTo(HaveOccurred())
+		simhost.BindBridge(eng, score, b)
+		// The rig's hand-offs, noting the producer's clock of each.
+		var ats []time.Duration
+		b.SetHandoffs(func(wake func(time.Duration)) sockring.Handoff {
+			return &handoffs{h: simhost.NewHandoff(eng, wake), at: &ats}
+		})
+		var sock *lstack.Socket
+		Expect(b.Listen(3306, 4, func(_ int, s *lstack.Socket) { sock = s })).To(Succeed())
+		ccore.Attach(&pinger{in: cin, msg: bytes.Repeat([]byte("q"), 200), left: 1})
+		// Only the receive ring hands anything off: the spec writes nothing.
+		for i := 0; i < 100000 && len(ats) == 0; i++ {
+			Expect(eng.Step()).To(BeTrue())
+		}
+		Expect(ats).NotTo(BeEmpty())
+		t := ats[0]
+		Expect(eng.Now()).To(BeNumerically("<", t), "the stack thread's clock is ahead of the engine in its turn")
+		buf := make([]byte, 4096)
+		early := &hw.CountingMeter{Clock: t - 1}
+		Expect(sock.Read(early, buf)).To(BeZero(), "a thread at t-1 sees nothing")
+		Expect(sock.Readable()).To(BeTrue(), "but knows bytes are on their way")
+		Expect(sock.Wait(early, func(time.Duration) {})).To(BeTrue(), "and sleeps")
+		Expect(sock.Read(&hw.CountingMeter{Clock: t}, buf)).To(Equal(200), "a thread at t reads them")
+	})
+
 	It("refuses a write when the send ring is full", func() {
 		eng := sim.NewEngine(1)
 		sin, score, sport := modeNode(eng, 0, "server", "10.0.0.1/24", lstack.ModeLstack)
@@ -227,11 +274,16 @@ var _ = Describe("application threads off the stack's lcore (the asymmetric mode
 		// drains, so the ring fills.
 		m := &hw.CountingMeter{Clock: eng.Now()}
 		var full error
+		took := 0
+		chunk := bytes.Repeat([]byte("y"), 4096)
 		for i := 0; i < 1000 && full == nil; i++ {
-			_, full = sock.Write(m, []byte("y"))
+			var n int
+			n, full = sock.Write(m, chunk)
+			took += n
 		}
 		Expect(errors.Is(full, lstack.ErrRingFull)).To(BeTrue())
 		Expect(sock.Stats().SendRingFull).To(BeEquivalentTo(1))
+		Expect(took).To(BeNumerically("<=", lstack.RingBytes), "the ring holds what it took, no more")
 	})
 
 	It("refuses a bridge without its parts", func() {

@@ -1,0 +1,56 @@
+package cost
+
+import (
+	"time"
+
+	"github.com/savanna-sim/savanna/hw"
+)
+
+// KernelSyscalls is a meter decorator that prices an application's
+// socket calls as Linux's system calls, for the application side of a
+// host whose scenario says stack.kind: kernel. The stack (stack/lstack)
+// charges a socket call as it serves one, an intercepted call that
+// crosses a lock-free ring; reaching the kernel's stack instead is a
+// system call, a copy between user and kernel memory, and an epoll_wait
+// that enters the kernel. The rig puts it between the application's core
+// and the calls it makes to the stack (internal/simhost), both for an
+// event loop on the stack's own core and for threads on other cores.
+// The stack thread's side of the same calls is KernelPath's.
+type KernelSyscalls struct {
+	m hw.Meter
+}
+
+// NewKernelSyscalls decorates m, the meter of the application's core.
+func NewKernelSyscalls(m hw.Meter) *KernelSyscalls { return &KernelSyscalls{m: m} }
+
+// Now implements hw.Meter.
+func (k *KernelSyscalls) Now() time.Duration { return k.m.Now() }
+
+// Idle implements hw.Meter.
+func (k *KernelSyscalls) Idle(d time.Duration) { k.m.Idle(d) }
+
+// Charge implements hw.Meter: lstack's socket-call operations become the
+// kernel's; every other operation is charged as it is.
+func (k *KernelSyscalls) Charge(op hw.CostOp, n int64) {
+	switch op {
+	case hw.CostStackSocketCall:
+		// An intercepted call served by lstack is a system call.
+		k.m.Charge(hw.CostSyscall, n)
+	case hw.CostRingOp:
+		// No ring between the application and the kernel.
+	case hw.CostEpollWaitUser:
+		// lstack's epoll_wait runs in user space; the kernel's is a
+		// system call and ep_poll.
+		k.m.Charge(hw.CostSyscall, n)
+		k.m.Charge(hw.CostEpollWaitKernel, n)
+	case hw.CostCopyByte:
+		// The copy between the application's buffer and the socket is
+		// copy_to_user / copy_from_user.
+		k.m.Charge(hw.CostKernelCopyByte, n)
+	case hw.CostSyscallFutex:
+		// lstack sleeps on a futex (sem_timedwait); a kernel socket's
+		// reader sleeps in poll(2), the system call already charged.
+	default:
+		k.m.Charge(op, n)
+	}
+}
