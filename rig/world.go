@@ -2,6 +2,7 @@ package rig
 
 import (
 	"fmt"
+	"github.com/savanna-sim/savanna/internal/costops"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ type capture struct {
 
 // build makes every model of a variant and wires them together.
 func build(s *scenario.Scenario, v *scenario.Variant, opts Options, seed uint64) (*world, error) {
-	w := &world{s: s, v: v, opts: opts, eng: sim.NewEngine(seed), defaultCost: cost.Default(), hosts: map[string]*host{}}
+	w := &world{s: s, v: v, opts: opts, eng: sim.NewEngine(seed), defaultCost: cost.For(costops.Table()).Default(), hosts: map[string]*host{}}
 	var portID uint16
 	for _, name := range v.File.HostNames() {
 		h, err := w.buildHost(name, v.File.Hosts[name], &portID)

@@ -409,7 +409,7 @@ func (d *Deflater) updateSum(data []byte) {
 	default:
 		return
 	}
-	d.p.meter.Charge(hw.CostCRC32Byte, int64(len(data)))
+	d.p.meter.Charge(CostCRC32Byte, int64(len(data)))
 }
 
 // release returns the stream's pinned memory and instance. It keeps the

@@ -23,7 +23,7 @@ func (d *Deflater) member(data []byte, end chunkEnd) error {
 		}
 		if served && !hwSum {
 			crc = crc32Update(0, data)
-			d.p.meter.Charge(hw.CostCRC32Byte, int64(len(data)))
+			d.p.meter.Charge(CostCRC32Byte, int64(len(data)))
 		}
 	}
 	if !served {
@@ -32,7 +32,7 @@ func (d *Deflater) member(data []byte, end chunkEnd) error {
 			d.swCompress(data)
 			d.p.stats.SWRequests++
 			crc = crc32Update(0, data)
-			d.p.meter.Charge(hw.CostCRC32Byte, int64(len(data)))
+			d.p.meter.Charge(CostCRC32Byte, int64(len(data)))
 		}
 		d.swEnd(endFinal)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/savanna-sim/savanna/internal/adler"
 
-	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/internal/inflate"
 )
 
@@ -261,7 +260,7 @@ func (z *Inflater) check(out []byte) {
 		return
 	}
 	m := z.p.meter
-	m.Charge(hw.CostInflateByte, int64(len(out)))
+	m.Charge(CostInflateByte, int64(len(out)))
 	z.p.stats.InflateBytesOut += uint64(len(out))
 	z.size += uint32(len(out))
 	switch z.cur {
@@ -272,7 +271,7 @@ func (z *Inflater) check(out []byte) {
 	default:
 		return
 	}
-	m.Charge(hw.CostCRC32Byte, int64(len(out)))
+	m.Charge(CostCRC32Byte, int64(len(out)))
 }
 
 // verify checks the trailer.

@@ -2,7 +2,6 @@ package zlibshim
 
 import (
 	"github.com/klauspost/compress/flate"
-	"github.com/savanna-sim/savanna/hw"
 )
 
 // The software path: klauspost/compress's deflate, continuing the stream
@@ -58,7 +57,7 @@ func (d *Deflater) swCompress(data []byte) {
 	}
 	d.sw.open = true
 	_, _ = d.sw.w.Write(data) // the sink never fails
-	d.p.meter.Charge(hw.DeflateByteOp(d.level), int64(len(data)))
+	d.p.meter.Charge(DeflateByteOp(d.level), int64(len(data)))
 	d.p.stats.SWBytesIn += uint64(len(data))
 }
 

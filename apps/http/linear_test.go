@@ -3,6 +3,7 @@ package http
 import (
 	"bytes"
 	"fmt"
+	"github.com/savanna-sim/savanna/apps/appcost"
 	"math/rand/v2"
 	"strconv"
 
@@ -144,7 +145,7 @@ var _ = Describe("a message that arrives in pieces", func() {
 			Expect(st.s.stats.Requests).To(BeEquivalentTo(4))
 			Expect(st.s.stats.BadRequests).To(BeZero())
 			Expect(hc.in).To(BeEmpty())
-			Expect(m.Counts[hw.CostParseByte]).To(BeEquivalentTo(len(stream)))
+			Expect(m.Counts[appcost.ParseByte]).To(BeEquivalentTo(len(stream)))
 			GinkgoWriter.Printf("server: %d bytes in %d reads: work %d (bound %d)\n", len(stream), calls, hc.parser.work, bound)
 		})
 

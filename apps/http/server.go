@@ -3,6 +3,7 @@ package http
 import (
 	"errors"
 	"fmt"
+	"github.com/savanna-sim/savanna/apps/appcost"
 	"strconv"
 	"time"
 
@@ -336,9 +337,9 @@ func (st *site) handle(m hw.Meter, w *worker, hc *httpConn) bool {
 		}
 		off += req.length
 		s.stats.Requests++
-		m.Charge(hw.CostHTTPRequest, 1)
-		m.Charge(hw.CostParseByte, int64(req.length))
-		m.Charge(hw.CostAppNanos, int64(s.cfg.RequestCPU))
+		m.Charge(CostRequest, 1)
+		m.Charge(appcost.ParseByte, int64(req.length))
+		m.Charge(appcost.Nanos, int64(s.cfg.RequestCPU))
 		hc.out = st.respond(w, hc.out, req)
 	}
 	hc.in = consume(hc.in, off, &hc.parser.work)

@@ -3,6 +3,7 @@ package oltp
 import (
 	"errors"
 	"fmt"
+	"github.com/savanna-sim/savanna/apps/appcost"
 	"math/rand/v2"
 	"time"
 
@@ -413,7 +414,7 @@ func (s *Site) receive(m hw.Meter, t *terminal) {
 			s.fail(m, t)
 			return
 		}
-		m.Charge(hw.CostParseByte, int64(n))
+		m.Charge(appcost.ParseByte, int64(n))
 		off += n
 		s.answered(m, t, r)
 	}

@@ -2,6 +2,7 @@ package oltp_test
 
 import (
 	"fmt"
+	"github.com/savanna-sim/savanna/internal/costops"
 	"time"
 
 	. "github.com/onsi/gomega"
@@ -65,7 +66,7 @@ func newBed(c bedConfig) *bed {
 	Expect(err).NotTo(HaveOccurred())
 	simhost.BindBridge(eng, score, b.bridge)
 	sched := oltp.NewScheduler()
-	prices := cost.Default().Prices(2.6)
+	prices := cost.For(costops.Table()).Default().Prices(2.6)
 	for i := 0; i < c.appCores; i++ {
 		core := sim.NewCore(eng, 10+i, 0, prices, false)
 		core.Attach(sched.AddCPU(core.Wake, 0))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/savanna-sim/savanna/apps/appcost"
 	"strconv"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -119,7 +120,7 @@ var _ = Describe("a large response or statement that arrives in pieces", func() 
 			Expect(srv.stats.Queries).To(BeEquivalentTo(1))
 			Expect(srv.byClass[ClassPointSelect]).To(BeEquivalentTo(1))
 			Expect(t.in).To(BeEmpty())
-			Expect(m.Counts[hw.CostParseByte]).To(BeEquivalentTo(len(sql)))
+			Expect(m.Counts[appcost.ParseByte]).To(BeEquivalentTo(len(sql)))
 			GinkgoWriter.Printf("statement of %d bytes in %d reads: work %d (bound %d)\n", len(msg), calls, t.work, bound)
 		})
 	}

@@ -1,6 +1,7 @@
 package oltp_test
 
 import (
+	"github.com/savanna-sim/savanna/apps/appcost"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -22,7 +23,7 @@ func (t *task) Run(m hw.Meter, slice time.Duration) bool {
 	if slice > 0 {
 		d = min(d, slice)
 	}
-	m.Charge(hw.CostAppNanos, int64(d))
+	m.Charge(appcost.Nanos, int64(d))
 	t.done += d
 	*t.log = append(*t.log, t.name)
 	return t.done < t.total
@@ -89,7 +90,7 @@ var _ = Describe("the scheduler", func() {
 			cpu.Poll(m)
 		}
 		Expect(log).To(Equal([]string{"a", "a", "a", "b"}))
-		Expect(m.Counts[hw.CostAppNanos]).To(BeEquivalentTo(4000))
+		Expect(m.Counts[appcost.Nanos]).To(BeEquivalentTo(4000))
 		Expect(m.Counts[hw.CostContextSwitch]).To(BeEquivalentTo(2))
 	})
 

@@ -3,6 +3,7 @@ package oltp
 import (
 	"errors"
 	"fmt"
+	"github.com/savanna-sim/savanna/apps/appcost"
 	"strconv"
 	"time"
 
@@ -253,7 +254,7 @@ func (t *thread) pay(m hw.Meter, slice time.Duration) bool {
 	if slice > 0 {
 		d = min(d, slice)
 	}
-	m.Charge(hw.CostAppNanos, int64(d))
+	m.Charge(appcost.Nanos, int64(d))
 	t.owed -= d
 	return t.owed > 0
 }
@@ -307,7 +308,7 @@ func (t *thread) execute(m hw.Meter) bool {
 		case ComQuit:
 			return false
 		case ComPing:
-			m.Charge(hw.CostAppNanos, int64(t.srv.cfg.Costs.Other))
+			m.Charge(appcost.Nanos, int64(t.srv.cfg.Costs.Other))
 			t.out = AppendOK(t.out, p.Seq()+1, 0, 0, statusAutocommit)
 		case ComQuery:
 			t.query(m, p.Seq()+1, cmd.Arg)
@@ -324,7 +325,7 @@ func (t *thread) execute(m hw.Meter) bool {
 // change): the model is of where the CPU goes, not of a database.
 func (t *thread) query(m hw.Meter, seq uint8, sql []byte) {
 	c := Classify(sql)
-	m.Charge(hw.CostParseByte, int64(len(sql)))
+	m.Charge(appcost.ParseByte, int64(len(sql)))
 	d := t.srv.cfg.Costs.Of(c)
 	t.owed += d
 	t.srv.stats.QueryCPUUS += float64(d) / 1e3

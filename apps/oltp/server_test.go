@@ -1,6 +1,8 @@
 package oltp_test
 
 import (
+	"github.com/savanna-sim/savanna/apps/appcost"
+	"github.com/savanna-sim/savanna/sim/cost"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -53,12 +55,12 @@ var _ = Describe("a server and a client on two simulated hosts", func() {
 		// More threads than cores: nearly every burst starts with a switch.
 		Expect(sched.Switches).To(BeNumerically(">", sched.Runs*9/10))
 		Expect(b.appOps(hw.CostContextSwitch)).To(BeEquivalentTo(sched.Switches))
-		Expect(float64(b.appOps(hw.CostAppNanos)) / 1e3).To(BeNumerically("~", ss.QueryCPUUS, ss.QueryCPUUS*0.01))
+		Expect(float64(b.appOps(appcost.Nanos)) / 1e3).To(BeNumerically("~", ss.QueryCPUUS, ss.QueryCPUUS*0.01))
 		// lstack: the threads' socket calls cross rings, no system call
 		// but the futex wait of a thread that sleeps.
-		Expect(b.appOps(hw.CostRingOp)).To(BeNumerically(">", 0))
+		Expect(b.appOps(lstack.CostRingOp)).To(BeNumerically(">", 0))
 		Expect(b.appOps(hw.CostSyscall)).To(Equal(b.appOps(hw.CostSyscallFutex)))
-		Expect(b.appOps(hw.CostKernelCopyByte)).To(BeZero())
+		Expect(b.appOps(cost.KernelCopyByte)).To(BeZero())
 		// The stack thread pays the wake-ups, a futex wake each.
 		Expect(b.stack.Stats().Ops[hw.CostWakeup]).To(BeNumerically(">", 0))
 	})
@@ -66,11 +68,11 @@ var _ = Describe("a server and a client on two simulated hosts", func() {
 	It("makes a thread's socket calls system calls on the kernel's stack", func() {
 		b := newBed(bedConfig{mode: lstack.ModeKernel, appCores: 2, terminals: 8, seed: 2})
 		b.run(warmup, window)
-		Expect(b.appOps(hw.CostRingOp)).To(BeZero())
+		Expect(b.appOps(lstack.CostRingOp)).To(BeZero())
 		Expect(b.appOps(hw.CostSyscallFutex)).To(BeZero())
 		Expect(b.appOps(hw.CostSyscall)).To(BeNumerically(">", 3*int64(b.server.Stats(b.eng.Now()).Queries)))
-		Expect(b.appOps(hw.CostKernelCopyByte)).To(BeNumerically(">", 0))
-		Expect(b.stack.Stats().Ops[hw.CostKernelTCPRx]).To(BeNumerically(">", 0))
+		Expect(b.appOps(cost.KernelCopyByte)).To(BeNumerically(">", 0))
+		Expect(b.stack.Stats().Ops[cost.KernelTCPRx]).To(BeNumerically(">", 0))
 		Expect(b.stack.Stats().Ops[hw.CostWakeup]).To(BeNumerically(">", 0))
 	})
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/savanna-sim/savanna/apps/appcost"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -122,7 +123,7 @@ func serve(b []byte, ends []int) serverRun {
 			break
 		}
 	}
-	return serverRun{t.out, alive, srv.stats.Queries, srv.stats.ProtocolErrors, srv.stats.Unsupported, m.Counts[hw.CostParseByte]}
+	return serverRun{t.out, alive, srv.stats.Queries, srv.stats.ProtocolErrors, srv.stats.Unsupported, m.Counts[appcost.ParseByte]}
 }
 
 // FuzzServerSplits checks that a thread given its input in random pieces

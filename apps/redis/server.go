@@ -2,6 +2,7 @@ package redis
 
 import (
 	"errors"
+	"github.com/savanna-sim/savanna/apps/appcost"
 	"time"
 
 	"github.com/savanna-sim/savanna/apps/resp"
@@ -126,8 +127,8 @@ func (s *Server) execute(m hw.Meter, sc *serverConn) {
 			return
 		}
 		off += n
-		m.Charge(hw.CostRESPCommand, 1)
-		m.Charge(hw.CostParseByte, int64(n))
+		m.Charge(CostCommand, 1)
+		m.Charge(appcost.ParseByte, int64(n))
 		sc.out = s.store.Execute(sc.out, args)
 		s.stats.Commands++
 	}

@@ -51,3 +51,15 @@ func Table() *hw.CostTable {
 	}
 	return t
 }
+
+// KernelModelOps returns the product's operations the kernel model
+// (sim/cost.KernelPath, KernelSyscalls) prices as Linux's work: a model
+// does not import the product, so the rig hands it their ids.
+func KernelModelOps() cost.ProductOps {
+	return cost.ProductOps{
+		FrameRx: iface.CostFrameRx, IPRx: iface.CostIPRx, IPTx: iface.CostIPTx,
+		TCPRx: tcp.CostSegmentRx, TCPTx: tcp.CostSegmentTx,
+		SocketCall: lstack.CostSocketCall, RingOp: lstack.CostRingOp,
+		EpollWaitUser: lstack.CostEpollWait,
+	}
+}

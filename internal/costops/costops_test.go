@@ -93,60 +93,51 @@ var _ = Describe("the run's table of cost operations", func() {
 			"compaction_page", "page_alloc"))
 	})
 
-	It("is the table the deprecated cost.Default reads against, op for op", func() {
-		Expect(cost.LegacyTable().Ops()).To(HaveLen(costops.Table().Len()))
-		for _, o := range costops.Table().Ops() {
-			Expect(cost.LegacyTable().Name(o.Op)).To(Equal(o.Key))
-		}
-		Expect(cost.Default().Entries).To(Equal(cost.For(costops.Table()).Default().Entries))
-	})
-
-	DescribeTable("keeps each deprecated hw name equal to its owner's constant",
-		func(old, owner hw.CostOp, key string) {
-			Expect(old).To(Equal(owner))
-			Expect(costops.Table().Name(old)).To(Equal(key))
+	DescribeTable("names each owner's op by the file key cost files and reports have always used",
+		func(op hw.CostOp, key string) {
+			Expect(costops.Table().Name(op)).To(Equal(key))
 		},
-		Entry(nil, hw.CostStackEthRx, iface.CostFrameRx, "stack_eth_rx"),
-		Entry(nil, hw.CostStackARP, iface.CostARP, "stack_arp"),
-		Entry(nil, hw.CostStackIPRx, iface.CostIPRx, "stack_ip_rx"),
-		Entry(nil, hw.CostStackIPTx, iface.CostIPTx, "stack_ip_tx"),
-		Entry(nil, hw.CostStackUDPRx, iface.CostUDPRx, "stack_udp_rx"),
-		Entry(nil, hw.CostStackUDPTx, iface.CostUDPTx, "stack_udp_tx"),
-		Entry(nil, hw.CostStackTCPRx, tcp.CostSegmentRx, "stack_tcp_rx"),
-		Entry(nil, hw.CostStackTCPTx, tcp.CostSegmentTx, "stack_tcp_tx"),
-		Entry(nil, hw.CostStackTimer, stackcost.Timer, "stack_timer"),
-		Entry(nil, hw.CostStackSocketCall, lstack.CostSocketCall, "stack_socket_call"),
-		Entry(nil, hw.CostRingOp, lstack.CostRingOp, "ring_op"),
-		Entry(nil, hw.CostEpollWaitUser, lstack.CostEpollWait, "epoll_wait_user"),
-		Entry(nil, hw.CostKernelCopyByte, cost.KernelCopyByte, "kernel_copy_byte"),
-		Entry(nil, hw.CostSoftirqPacket, cost.SoftirqPacket, "softirq_packet"),
-		Entry(nil, hw.CostKernelTCPRx, cost.KernelTCPRx, "kernel_tcp_rx"),
-		Entry(nil, hw.CostKernelTCPTx, cost.KernelTCPTx, "kernel_tcp_tx"),
-		Entry(nil, hw.CostKernelIPRx, cost.KernelIPRx, "kernel_ip_rx"),
-		Entry(nil, hw.CostKernelIPTx, cost.KernelIPTx, "kernel_ip_tx"),
-		Entry(nil, hw.CostInterrupt, cost.Interrupt, "interrupt"),
-		Entry(nil, hw.CostLockContention, cost.LockContention, "lock_contention"),
-		Entry(nil, hw.CostEpollWaitKernel, cost.EpollWaitKernel, "epoll_wait_kernel"),
-		Entry(nil, hw.CostCompactionPage, cost.CompactionPage, "compaction_page"),
-		Entry(nil, hw.CostPageAlloc, cost.PageAlloc, "page_alloc"),
-		Entry(nil, hw.CostDeflateByteL1, zlibshim.CostDeflateByteL1, "deflate_byte_l1"),
-		Entry(nil, hw.CostDeflateByteL2, zlibshim.CostDeflateByteL2, "deflate_byte_l2"),
-		Entry(nil, hw.CostDeflateByteL3, zlibshim.CostDeflateByteL3, "deflate_byte_l3"),
-		Entry(nil, hw.CostDeflateByteL4, zlibshim.CostDeflateByteL4, "deflate_byte_l4"),
-		Entry(nil, hw.CostDeflateByteL5, zlibshim.CostDeflateByteL5, "deflate_byte_l5"),
-		Entry(nil, hw.CostDeflateByteL6, zlibshim.CostDeflateByteL6, "deflate_byte_l6"),
-		Entry(nil, hw.CostDeflateByteL7, zlibshim.CostDeflateByteL7, "deflate_byte_l7"),
-		Entry(nil, hw.CostDeflateByteL8, zlibshim.CostDeflateByteL8, "deflate_byte_l8"),
-		Entry(nil, hw.CostDeflateByteL9, zlibshim.CostDeflateByteL9, "deflate_byte_l9"),
-		Entry(nil, hw.CostInflateByte, zlibshim.CostInflateByte, "inflate_byte"),
-		Entry(nil, hw.CostCRC32Byte, zlibshim.CostCRC32Byte, "crc32_byte"),
-		Entry(nil, hw.CostAppNanos, appcost.Nanos, "app_nanos"),
-		Entry(nil, hw.CostParseByte, appcost.ParseByte, "parse_byte"),
-		Entry(nil, hw.CostRESPCommand, redis.CostCommand, "resp_command"),
-		Entry(nil, hw.CostHTTPRequest, http.CostRequest, "http_request"),
-		// The deprecated level function too.
-		Entry(nil, hw.DeflateByteOp(0), zlibshim.DeflateByteOp(0), "deflate_byte_l1"),
-		Entry(nil, hw.DeflateByteOp(6), zlibshim.DeflateByteOp(6), "deflate_byte_l6"),
-		Entry(nil, hw.DeflateByteOp(12), zlibshim.DeflateByteOp(12), "deflate_byte_l9"),
+		Entry(nil, iface.CostFrameRx, "stack_eth_rx"),
+		Entry(nil, iface.CostARP, "stack_arp"),
+		Entry(nil, iface.CostIPRx, "stack_ip_rx"),
+		Entry(nil, iface.CostIPTx, "stack_ip_tx"),
+		Entry(nil, iface.CostUDPRx, "stack_udp_rx"),
+		Entry(nil, iface.CostUDPTx, "stack_udp_tx"),
+		Entry(nil, tcp.CostSegmentRx, "stack_tcp_rx"),
+		Entry(nil, tcp.CostSegmentTx, "stack_tcp_tx"),
+		Entry(nil, stackcost.Timer, "stack_timer"),
+		Entry(nil, lstack.CostSocketCall, "stack_socket_call"),
+		Entry(nil, lstack.CostRingOp, "ring_op"),
+		Entry(nil, lstack.CostEpollWait, "epoll_wait_user"),
+		Entry(nil, cost.KernelCopyByte, "kernel_copy_byte"),
+		Entry(nil, cost.SoftirqPacket, "softirq_packet"),
+		Entry(nil, cost.KernelTCPRx, "kernel_tcp_rx"),
+		Entry(nil, cost.KernelTCPTx, "kernel_tcp_tx"),
+		Entry(nil, cost.KernelIPRx, "kernel_ip_rx"),
+		Entry(nil, cost.KernelIPTx, "kernel_ip_tx"),
+		Entry(nil, cost.Interrupt, "interrupt"),
+		Entry(nil, cost.LockContention, "lock_contention"),
+		Entry(nil, cost.EpollWaitKernel, "epoll_wait_kernel"),
+		Entry(nil, cost.CompactionPage, "compaction_page"),
+		Entry(nil, cost.PageAlloc, "page_alloc"),
+		Entry(nil, zlibshim.CostDeflateByteL1, "deflate_byte_l1"),
+		Entry(nil, zlibshim.CostDeflateByteL2, "deflate_byte_l2"),
+		Entry(nil, zlibshim.CostDeflateByteL3, "deflate_byte_l3"),
+		Entry(nil, zlibshim.CostDeflateByteL4, "deflate_byte_l4"),
+		Entry(nil, zlibshim.CostDeflateByteL5, "deflate_byte_l5"),
+		Entry(nil, zlibshim.CostDeflateByteL6, "deflate_byte_l6"),
+		Entry(nil, zlibshim.CostDeflateByteL7, "deflate_byte_l7"),
+		Entry(nil, zlibshim.CostDeflateByteL8, "deflate_byte_l8"),
+		Entry(nil, zlibshim.CostDeflateByteL9, "deflate_byte_l9"),
+		Entry(nil, zlibshim.CostInflateByte, "inflate_byte"),
+		Entry(nil, zlibshim.CostCRC32Byte, "crc32_byte"),
+		Entry(nil, appcost.Nanos, "app_nanos"),
+		Entry(nil, appcost.ParseByte, "parse_byte"),
+		Entry(nil, redis.CostCommand, "resp_command"),
+		Entry(nil, http.CostRequest, "http_request"),
+		// The level function, clamped to 1..9.
+		Entry(nil, zlibshim.DeflateByteOp(0), "deflate_byte_l1"),
+		Entry(nil, zlibshim.DeflateByteOp(6), "deflate_byte_l6"),
+		Entry(nil, zlibshim.DeflateByteOp(12), "deflate_byte_l9"),
 	)
 })

@@ -7,6 +7,7 @@
 package simhost
 
 import (
+	"github.com/savanna-sim/savanna/internal/costops"
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
@@ -60,7 +61,7 @@ func BindStack(core *sim.Core, port *nic.Port, q int, in *lstack.Instance, at Pl
 		}
 		return nil
 	}
-	kp := cost.NewKernelPath(core.Meter(LayerKernel), core.Wake)
+	kp := cost.NewKernelPath(core.Meter(LayerKernel), costops.KernelModelOps(), core.Wake)
 	if err := port.BindQueue(q, kp); err != nil {
 		return err
 	}
@@ -71,7 +72,9 @@ func BindStack(core *sim.Core, port *nic.Port, q int, in *lstack.Instance, at Pl
 
 // kernelSyscalls is the application-side decorator of a kernel-stack
 // host.
-func kernelSyscalls(m hw.Meter) hw.Meter { return cost.NewKernelSyscalls(m) }
+func kernelSyscalls(m hw.Meter) hw.Meter {
+	return cost.NewKernelSyscalls(m, costops.KernelModelOps())
+}
 
 // placed returns m decorated with the packet memory's NUMA cost when
 // that memory is remote, m itself otherwise.
@@ -113,7 +116,7 @@ func BindBridge(eng *sim.Engine, core *sim.Core, b *lstack.Bridge) {
 		core.AttachAs(LayerStack, b)
 		return
 	}
-	core.AttachAs(LayerStack, Metered{Poller: b, Meter: cost.NewKernelPath(core.Meter(LayerStack), core.Wake)})
+	core.AttachAs(LayerStack, Metered{Poller: b, Meter: cost.NewKernelPath(core.Meter(LayerStack), costops.KernelModelOps(), core.Wake)})
 }
 
 // Metered runs a poller with a meter of its own instead of the one its

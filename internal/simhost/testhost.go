@@ -2,6 +2,7 @@ package simhost
 
 import (
 	"fmt"
+	"github.com/savanna-sim/savanna/internal/costops"
 	"reflect"
 
 	"github.com/savanna-sim/savanna/hw"
@@ -121,7 +122,7 @@ func NewNIC(eng *sim.Engine, cfg NICConfig) (*NIC, error) {
 	if err != nil {
 		return nil, wrap(err)
 	}
-	n := &NIC{Port: port, Memory: mem, Pools: pools, Prices: cost.Default().Prices(topo.GHz), eng: eng}
+	n := &NIC{Port: port, Memory: mem, Pools: pools, Prices: cost.For(costops.Table()).Default().Prices(topo.GHz), eng: eng}
 	return n, nil
 }
 

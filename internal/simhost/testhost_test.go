@@ -1,6 +1,8 @@
 package simhost_test
 
 import (
+	"github.com/savanna-sim/savanna/apps/appcost"
+	"github.com/savanna-sim/savanna/internal/costops"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -39,7 +41,7 @@ var _ = Describe("NewNIC", func() {
 		Expect(n.Pools[0].Stats().Size).To(Equal(2*512 + 1024))
 		Expect(n.Pools[0].DataRoom()).To(Equal(nic.DefaultMbufSize))
 		Expect(n.Pools[0].Name()).To(Equal("eth0-rx0"))
-		Expect(*n.Prices).To(Equal(*cost.Default().Prices(2.6)), "the Xeon E5-2650 v2 runs at 2.6 GHz")
+		Expect(*n.Prices).To(Equal(*cost.For(costops.Table()).Default().Prices(2.6)), "the Xeon E5-2650 v2 runs at 2.6 GHz")
 		// Started: a burst on a queue is served (and finds nothing).
 		Expect(n.Port.RxBurst(0, make([]*hw.Mbuf, 4))).To(BeZero())
 		Expect(n.Port.Start()).To(Succeed())
@@ -94,7 +96,7 @@ var _ = Describe("BindApp", func() {
 		c, err := n.NewCore(0, false)
 		Expect(err).NotTo(HaveOccurred())
 		app := pollFunc(func(m hw.Meter) (bool, time.Duration) {
-			m.Charge(hw.CostAppNanos, 10)
+			m.Charge(appcost.Nanos, 10)
 			n.Port.RxBurst(0, make([]*hw.Mbuf, 1))
 			return false, sim.Never
 		})
@@ -104,7 +106,7 @@ var _ = Describe("BindApp", func() {
 		for _, l := range c.Stats().Layers {
 			byLayer[l.Layer] = l.Ops
 		}
-		Expect(byLayer["gen"][hw.CostAppNanos].Count).To(BeEquivalentTo(10))
+		Expect(byLayer["gen"][appcost.Nanos].Count).To(BeEquivalentTo(10))
 		Expect(byLayer["gen"][hw.CostNICRxBurst].Count).To(BeZero())
 		Expect(byLayer["gen;driver"][hw.CostNICRxBurst].Count).To(BeEquivalentTo(1))
 		Expect(simhost.BindApp(c, n.Port, 5, "gen", app)).To(HaveOccurred(), "the port has one queue")

@@ -112,22 +112,6 @@ func (l Loader) Parse(file string, data []byte) (*Model, error) {
 	return m, nil
 }
 
-// Default returns the embedded default model, its operations named by
-// the names hw kept while they move to their owners.
-//
-// Deprecated: use For(costops.Table()).Default().
-func Default() *Model { return For(legacyTable()).Default() }
-
-// Load reads a cost-model file.
-//
-// Deprecated: use For(costops.Table()).Load.
-func Load(path string) (*Model, error) { return For(legacyTable()).Load(path) }
-
-// Parse parses a complete cost-model file.
-//
-// Deprecated: use For(costops.Table()).Parse.
-func Parse(file string, data []byte) (*Model, error) { return For(legacyTable()).Parse(file, data) }
-
 // WithOverrides returns a copy of m with entries replaced; where names the
 // overrides' origin in errors ("scenario.yaml: hosts.server.cost").
 func (m *Model) WithOverrides(where string, over map[string]Entry) (*Model, error) {

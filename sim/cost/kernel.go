@@ -29,13 +29,15 @@ import (
 // application's side of the same calls costs is KernelSyscalls.
 type KernelPath struct {
 	m    hw.Meter
+	p    ProductOps
 	wake func(at time.Duration)
 }
 
-// NewKernelPath decorates m; wake, when not nil, is the core's doorbell,
+// NewKernelPath decorates m; p names the product's operations it prices
+// (internal/costops.KernelModelOps); wake, when not nil, is the core's doorbell,
 // so that the decorated meter can be bound to a NIC queue.
-func NewKernelPath(m hw.Meter, wake func(at time.Duration)) *KernelPath {
-	return &KernelPath{m: m, wake: wake}
+func NewKernelPath(m hw.Meter, p ProductOps, wake func(at time.Duration)) *KernelPath {
+	return &KernelPath{m: m, p: p, wake: wake}
 }
 
 // Now implements hw.Meter.
@@ -56,30 +58,30 @@ func (k *KernelPath) Wake(at time.Duration) {
 // is.
 func (k *KernelPath) Charge(op hw.CostOp, n int64) {
 	switch op {
-	case hw.CostNICRxBurst, hw.CostStackEthRx:
+	case hw.CostNICRxBurst, k.p.FrameRx:
 		// The interrupt is charged with the burst's packets below; the
 		// Ethernet demultiplexing is part of softirq_packet.
 	case hw.CostNICRxPacket:
 		if n > 0 {
-			k.m.Charge(hw.CostInterrupt, 1)
-			k.m.Charge(hw.CostSoftirqPacket, n)
+			k.m.Charge(Interrupt, 1)
+			k.m.Charge(SoftirqPacket, n)
 		}
 	case hw.CostNICTxBurst, hw.CostNICTxPacket:
 		// The driver's transmit work is in the kernel's IP output price.
 	case hw.CostPollIdle:
 		// A kernel core sleeps instead of spinning.
-	case hw.CostStackIPRx:
-		k.m.Charge(hw.CostKernelIPRx, n)
-	case hw.CostStackIPTx:
-		k.m.Charge(hw.CostKernelIPTx, n)
-	case hw.CostStackTCPRx:
-		k.m.Charge(hw.CostKernelTCPRx, n)
-	case hw.CostStackTCPTx:
-		k.m.Charge(hw.CostKernelTCPTx, n)
+	case k.p.IPRx:
+		k.m.Charge(KernelIPRx, n)
+	case k.p.IPTx:
+		k.m.Charge(KernelIPTx, n)
+	case k.p.TCPRx:
+		k.m.Charge(KernelTCPRx, n)
+	case k.p.TCPTx:
+		k.m.Charge(KernelTCPTx, n)
 	case hw.CostCopyByte:
 		// Copies inside the stack are the kernel's skb copies.
-		k.m.Charge(hw.CostKernelCopyByte, n)
-	case hw.CostStackSocketCall, hw.CostRingOp:
+		k.m.Charge(KernelCopyByte, n)
+	case k.p.SocketCall, k.p.RingOp:
 		// The stack thread's service of a socket call and its ring
 		// operations: in the kernel the call is the protocol's work,
 		// already priced, and no ring exists.

@@ -1,8 +1,6 @@
 package cost
 
 import (
-	"fmt"
-
 	"github.com/savanna-sim/savanna/hw"
 )
 
@@ -44,33 +42,11 @@ func CostOps() hw.CostOpSet {
 
 // ProductOps are the product's operations the kernel model prices as
 // Linux's work (KernelPath, KernelSyscalls). A model does not import the
-// product (docs/architecture.md), so it finds them by their cost-file
-// keys in the run's table, once, when a decorator is built; a charge
-// then compares ids as before.
+// product (docs/architecture.md), so it is handed their ids by the rig (internal/costops.KernelModelOps), once, when a
+// decorator is built; a charge then compares ids as before.
 type ProductOps struct {
 	FrameRx, IPRx, IPTx hw.CostOp // stack_eth_rx, stack_ip_rx, stack_ip_tx
 	TCPRx, TCPTx        hw.CostOp // stack_tcp_rx, stack_tcp_tx
 	SocketCall, RingOp  hw.CostOp // stack_socket_call, ring_op
 	EpollWaitUser       hw.CostOp // epoll_wait_user
-}
-
-// ResolveProductOps finds the product's operations in t by key.
-func ResolveProductOps(t *hw.CostTable) (ProductOps, error) {
-	var p ProductOps
-	for _, f := range []struct {
-		key string
-		op  *hw.CostOp
-	}{
-		{"stack_eth_rx", &p.FrameRx}, {"stack_ip_rx", &p.IPRx}, {"stack_ip_tx", &p.IPTx},
-		{"stack_tcp_rx", &p.TCPRx}, {"stack_tcp_tx", &p.TCPTx},
-		{"stack_socket_call", &p.SocketCall}, {"ring_op", &p.RingOp},
-		{"epoll_wait_user", &p.EpollWaitUser},
-	} {
-		op, ok := t.Lookup(f.key)
-		if !ok {
-			return ProductOps{}, fmt.Errorf("cost: the kernel model prices %q, which the run's table has no op for", f.key)
-		}
-		*f.op = op
-	}
-	return p, nil
 }

@@ -18,10 +18,14 @@ import (
 // The stack thread's side of the same calls is KernelPath's.
 type KernelSyscalls struct {
 	m hw.Meter
+	p ProductOps
 }
 
-// NewKernelSyscalls decorates m, the meter of the application's core.
-func NewKernelSyscalls(m hw.Meter) *KernelSyscalls { return &KernelSyscalls{m: m} }
+// NewKernelSyscalls decorates m, the meter of the application's core; p
+// names the product's operations it prices.
+func NewKernelSyscalls(m hw.Meter, p ProductOps) *KernelSyscalls {
+	return &KernelSyscalls{m: m, p: p}
+}
 
 // Now implements hw.Meter.
 func (k *KernelSyscalls) Now() time.Duration { return k.m.Now() }
@@ -33,20 +37,20 @@ func (k *KernelSyscalls) Idle(d time.Duration) { k.m.Idle(d) }
 // kernel's; every other operation is charged as it is.
 func (k *KernelSyscalls) Charge(op hw.CostOp, n int64) {
 	switch op {
-	case hw.CostStackSocketCall:
+	case k.p.SocketCall:
 		// An intercepted call served by lstack is a system call.
 		k.m.Charge(hw.CostSyscall, n)
-	case hw.CostRingOp:
+	case k.p.RingOp:
 		// No ring between the application and the kernel.
-	case hw.CostEpollWaitUser:
+	case k.p.EpollWaitUser:
 		// lstack's epoll_wait runs in user space; the kernel's is a
 		// system call and ep_poll.
 		k.m.Charge(hw.CostSyscall, n)
-		k.m.Charge(hw.CostEpollWaitKernel, n)
+		k.m.Charge(EpollWaitKernel, n)
 	case hw.CostCopyByte:
 		// The copy between the application's buffer and the socket is
 		// copy_to_user / copy_from_user.
-		k.m.Charge(hw.CostKernelCopyByte, n)
+		k.m.Charge(KernelCopyByte, n)
 	case hw.CostSyscallFutex:
 		// lstack sleeps on a futex (sem_timedwait); a kernel socket's
 		// reader sleeps in poll(2), the system call already charged.

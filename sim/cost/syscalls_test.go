@@ -3,6 +3,9 @@ package cost_test
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/savanna-sim/savanna/apps/appcost"
+	"github.com/savanna-sim/savanna/internal/costops"
+	"github.com/savanna-sim/savanna/stack/lstack"
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/sim/cost"
@@ -11,28 +14,28 @@ import (
 var _ = Describe("the kernel's view of socket calls", func() {
 	It("prices an application's lstack socket calls as system calls", func() {
 		under := &hw.CountingMeter{}
-		k := cost.NewKernelSyscalls(under)
-		k.Charge(hw.CostStackSocketCall, 3)
-		k.Charge(hw.CostRingOp, 7)
-		k.Charge(hw.CostEpollWaitUser, 2)
+		k := cost.NewKernelSyscalls(under, costops.KernelModelOps())
+		k.Charge(lstack.CostSocketCall, 3)
+		k.Charge(lstack.CostRingOp, 7)
+		k.Charge(lstack.CostEpollWait, 2)
 		k.Charge(hw.CostCopyByte, 100)
 		k.Charge(hw.CostSyscallFutex, 1)
-		k.Charge(hw.CostSyscall, 1)   // a sleep in poll(2)
-		k.Charge(hw.CostAppNanos, 50) // the application's own work
+		k.Charge(hw.CostSyscall, 1) // a sleep in poll(2)
+		k.Charge(appcost.Nanos, 50) // the application's own work
 		Expect(under.Counts[hw.CostSyscall]).To(BeEquivalentTo(3 + 2 + 1))
-		Expect(under.Counts[hw.CostEpollWaitKernel]).To(BeEquivalentTo(2))
-		Expect(under.Counts[hw.CostKernelCopyByte]).To(BeEquivalentTo(100))
-		Expect(under.Counts[hw.CostAppNanos]).To(BeEquivalentTo(50))
-		for _, op := range []hw.CostOp{hw.CostStackSocketCall, hw.CostRingOp, hw.CostEpollWaitUser, hw.CostCopyByte, hw.CostSyscallFutex} {
-			Expect(under.Counts[op]).To(BeZero(), op.Name())
+		Expect(under.Counts[cost.EpollWaitKernel]).To(BeEquivalentTo(2))
+		Expect(under.Counts[cost.KernelCopyByte]).To(BeEquivalentTo(100))
+		Expect(under.Counts[appcost.Nanos]).To(BeEquivalentTo(50))
+		for _, op := range []hw.CostOp{lstack.CostSocketCall, lstack.CostRingOp, lstack.CostEpollWait, hw.CostCopyByte, hw.CostSyscallFutex} {
+			Expect(under.Counts[op]).To(BeZero(), op.String())
 		}
 	})
 
 	It("prices the stack thread's service of socket calls as nothing but the softirq's wake-up", func() {
 		under := &hw.CountingMeter{}
-		k := cost.NewKernelPath(under, nil)
-		k.Charge(hw.CostStackSocketCall, 2)
-		k.Charge(hw.CostRingOp, 4)
+		k := cost.NewKernelPath(under, costops.KernelModelOps(), nil)
+		k.Charge(lstack.CostSocketCall, 2)
+		k.Charge(lstack.CostRingOp, 4)
 		k.Charge(hw.CostSyscall, 1)
 		k.Charge(hw.CostSyscallFutex, 1)
 		k.Charge(hw.CostWakeup, 1)

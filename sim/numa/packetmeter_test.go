@@ -3,6 +3,7 @@ package numa_test
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/savanna-sim/savanna/stack/tcp"
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/sim/numa"
@@ -14,9 +15,9 @@ var _ = Describe("packet memory on another node", func() {
 		p := numa.NewPacketMemory(under, 0.2)
 		p.PacketBytes(1514) // 302.8
 		p.PacketBytes(64)   // 12.8
-		p.Charge(hw.CostStackTCPRx, 1)
+		p.Charge(tcp.CostSegmentRx, 1)
 		Expect(under.Counts[hw.CostRemoteNUMAByte]).To(BeEquivalentTo(303 + 13))
-		Expect(under.Counts[hw.CostStackTCPRx]).To(BeEquivalentTo(1))
+		Expect(under.Counts[tcp.CostSegmentRx]).To(BeEquivalentTo(1))
 	})
 
 	It("charges nothing for local memory", func() {

@@ -2,6 +2,7 @@ package qat_test
 
 import (
 	"fmt"
+	"github.com/savanna-sim/savanna/sim/cost"
 	"hash/crc32"
 	"math/rand/v2"
 	"time"
@@ -106,7 +107,7 @@ func newPriceMeter() *priceMeter {
 		hw.CostQATSubmit: 200 * time.Nanosecond, hw.CostQATPoll: 100 * time.Nanosecond, hw.CostQATPollIdle: 40 * time.Nanosecond,
 		hw.CostSyscallFutex: 300 * time.Nanosecond, hw.CostContextSwitch: 1500 * time.Nanosecond, hw.CostWakeup: 800 * time.Nanosecond,
 		hw.CostSyscallOpen: 1500 * time.Nanosecond, hw.CostSyscallIoctl: 400 * time.Nanosecond, hw.CostSyscallMmap: 2000 * time.Nanosecond,
-		hw.CostCompactionPage: 2500 * time.Nanosecond, hw.CostPageAlloc: 150 * time.Nanosecond, hw.CostUSDMAlloc: 80 * time.Nanosecond,
+		cost.CompactionPage: 2500 * time.Nanosecond, cost.PageAlloc: 150 * time.Nanosecond, hw.CostUSDMAlloc: 80 * time.Nanosecond,
 	}}
 }
 

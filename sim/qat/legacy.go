@@ -1,9 +1,8 @@
 package qat
 
 import (
+	"github.com/savanna-sim/savanna/sim/cost"
 	"math"
-
-	"github.com/savanna-sim/savanna/hw"
 )
 
 // The legacy driver (Intel-QAT 2.6.0-60) had no USDM: the zlib shim asked
@@ -25,8 +24,8 @@ import (
 // the free scanner must walk that many pages per free target it finds (so
 // the cost explodes as free memory runs out of clean blocks, as Mel
 // Gorman's compaction measurements show, LWN "Memory compaction", 2010).
-// Each allocation charges n x hw.CostPageAlloc plus migrated x
-// hw.CostCompactionPage plus the ioctl, all kernel time, to the calling
+// Each allocation charges n x cost.PageAlloc plus migrated x
+// cost.CompactionPage plus the ioctl, all kernel time, to the calling
 // core. Churn drives f: every free of a contiguous block scatters pages
 // (f += Growth*(max-f)); every compaction run restores some order
 // (f -= Recovery*f). f therefore rises over a run to the equilibrium
@@ -70,8 +69,8 @@ func (s *Service) allocLegacy(p *process, d *Device, size, node int) uint64 {
 	pages := (size + kernelPage - 1) / kernelPage
 	migrated := s.CompactionPages(node, size)
 	s.syscalls(p, d, sysIoctl, 1)
-	s.charge(p, hw.CostPageAlloc, int64(pages))
-	s.charge(p, hw.CostCompactionPage, migrated)
+	s.charge(p, cost.PageAlloc, int64(pages))
+	s.charge(p, cost.CompactionPage, migrated)
 	st.allocs++
 	st.pagesAllocated += uint64(pages)
 	st.compacted += uint64(migrated)

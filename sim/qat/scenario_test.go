@@ -2,6 +2,7 @@ package qat_test
 
 import (
 	"encoding/json"
+	"github.com/savanna-sim/savanna/internal/costops"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -64,7 +65,7 @@ func runWorker(driver qat.Driver, mode qat.CompletionMode, d time.Duration) (sim
 	svc, err := qat.NewService(qat.Config{Devices: []qat.DeviceConfig{{Model: "dh895xcc", Driver: driver, Completion: mode}}},
 		qat.Options{Memory: newFakeHuge(64, 1), RNG: eng.RNG("qat/host"), Clock: eng.Now})
 	Expect(err).NotTo(HaveOccurred())
-	core := sim.NewCore(eng, 0, 0, cost.Default().Prices(2.6), false)
+	core := sim.NewCore(eng, 0, 0, cost.For(costops.Table()).Default().Prices(2.6), false)
 	svc.BindProcess(1, core)
 	inst, err := svc.Attach(1, 0)
 	Expect(err).NotTo(HaveOccurred())

@@ -27,7 +27,7 @@ func (i *Interface) Input(now time.Duration, m *hw.Mbuf) {
 		return
 	}
 	i.stats.Eth.RxFrames++
-	i.charge(hw.CostStackEthRx, 1)
+	i.charge(CostFrameRx, 1)
 	if m.Next != nil || m.DataOff < 0 || m.DataLen < 0 || m.DataOff+m.DataLen > len(m.Buf) {
 		i.stats.Eth.RxChained++
 		m.Free()
@@ -76,7 +76,7 @@ func (i *Interface) Input(now time.Duration, m *hw.Mbuf) {
 }
 
 func (i *Interface) arpInput(now time.Duration, b []byte) {
-	i.charge(hw.CostStackARP, 1)
+	i.charge(CostARP, 1)
 	r, err := arp.Parse(arp.Packet(b))
 	if err != nil {
 		i.arp.CountError(err)
@@ -90,7 +90,7 @@ func (i *Interface) arpInput(now time.Duration, b []byte) {
 func (i *Interface) ipInput(now time.Duration, b []byte, meta rxMeta) {
 	st := &i.stats.IP
 	st.InReceives++
-	i.charge(hw.CostStackIPRx, 1)
+	i.charge(CostIPRx, 1)
 	m := meta.m
 	verify := true
 	if m.Flags&hw.RxIPChecksumBad != 0 {

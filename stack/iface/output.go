@@ -68,7 +68,7 @@ func (i *Interface) routeFail(err error) {
 func (i *Interface) OutputIPv4(now time.Duration, m *hw.Mbuf, dst [4]byte, proto ipv4.Protocol, opts OutputOptions) error {
 	st := &i.stats.IP
 	st.OutRequests++
-	i.charge(hw.CostStackIPTx, 1)
+	i.charge(CostIPTx, 1)
 	if proto == ipv4.ProtoTCP {
 		i.stats.TCP.OutSegs++
 	}
@@ -216,7 +216,7 @@ func (i *Interface) sendBytes(now time.Duration, b []byte, dst [4]byte, proto ip
 	}
 	st := &i.stats.IP
 	st.OutRequests++
-	i.charge(hw.CostStackIPTx, 1)
+	i.charge(CostIPTx, 1)
 	next, bcast, err := i.route(dst)
 	if err != nil {
 		i.routeFail(err)

@@ -1,6 +1,7 @@
 package iface
 
 import (
+	"github.com/savanna-sim/savanna/stack/stackcost"
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
@@ -34,7 +35,7 @@ func (s *arpSink) SendARP(now time.Duration, r arp.Repr, dst ether.Addr) {
 	}
 	ether.Repr{Dst: dst, Src: i.mac, EtherType: ether.TypeARP}.Emit(ether.Frame(b))
 	r.Emit(arp.Packet(b[ether.HeaderLen:]))
-	i.charge(hw.CostStackARP, 1)
+	i.charge(CostARP, 1)
 	i.transmit(m)
 }
 
@@ -60,6 +61,6 @@ type reasmSink Interface
 // fragment (RFC 792; RFC 1122 section 3.3.2).
 func (s *reasmSink) ReassemblyTimeout(now time.Duration, quote []byte) {
 	i := (*Interface)(s)
-	i.charge(hw.CostStackTimer, 1)
+	i.charge(stackcost.Timer, 1)
 	i.sendError(now, ipv4.Packet(quote), false, uint8(icmp.TypeTimeExceeded), icmp.CodeReasmExceeded, 0)
 }

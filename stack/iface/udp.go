@@ -110,7 +110,7 @@ func (s *UDPSocket) SendTo(now time.Duration, payload []byte, to UDPAddr) error 
 }
 
 func (i *Interface) sendUDP(now time.Duration, sport uint16, to UDPAddr, payload []byte) error {
-	i.charge(hw.CostStackUDPTx, 1)
+	i.charge(CostUDPTx, 1)
 	n := udp.HeaderLen + len(payload)
 	if ipv4.MinHeaderLen+n > ipv4.MaxDatagramLen {
 		return ErrMessageTooLong
@@ -223,7 +223,7 @@ func (s *UDPSocket) drain() {
 // port unreachable (RFC 1122 section 4.1.3.1).
 func (i *Interface) udpInput(now time.Duration, p ipv4.Packet, r ipv4.Repr, b []byte, meta rxMeta) {
 	st := &i.stats.UDP
-	i.charge(hw.CostStackUDPRx, 1)
+	i.charge(CostUDPRx, 1)
 	verify := true
 	if m := meta.m; m != nil {
 		if m.Flags&hw.RxL4ChecksumBad != 0 {

@@ -22,8 +22,8 @@ import (
 // served by the stack and its request and reply on the ring.
 func (in *Instance) call(m hw.Meter) {
 	m = in.app(m)
-	m.Charge(hw.CostStackSocketCall, 1)
-	m.Charge(hw.CostRingOp, 2)
+	m.Charge(CostSocketCall, 1)
+	m.Charge(CostRingOp, 2)
 }
 
 // Listen opens a listening socket on the instance's address. Every
@@ -80,7 +80,7 @@ func (in *Instance) Close(m hw.Meter, c *tcp.Conn) error {
 // and a context switch; slept records whether the thread went to sleep.
 func (in *Instance) wait(m hw.Meter, ready bool, slept *bool) {
 	m = in.app(m)
-	m.Charge(hw.CostEpollWaitUser, 1)
+	m.Charge(CostEpollWait, 1)
 	if !in.mode.Sleeps() {
 		return
 	}

@@ -393,10 +393,10 @@ func (b *Bridge) wake(m hw.Meter, s *Socket) {
 }
 
 // chargeStack charges the stack thread's handling of n requests.
-func (b *Bridge) chargeStack(m hw.Meter, n int64) { m.Charge(hw.CostStackSocketCall, n) }
+func (b *Bridge) chargeStack(m hw.Meter, n int64) { m.Charge(CostSocketCall, n) }
 
 // chargeRing charges n ring operations on the stack thread.
-func (b *Bridge) chargeRing(m hw.Meter, n int64) { m.Charge(hw.CostRingOp, n) }
+func (b *Bridge) chargeRing(m hw.Meter, n int64) { m.Charge(CostRingOp, n) }
 
 // post puts the socket's call on the request list and rings the stack
 // thread; m is the application's meter, already decorated
@@ -408,7 +408,7 @@ func (b *Bridge) post(m hw.Meter, s *Socket) {
 	s.pending = true
 	b.requests = append(b.requests, s)
 	s.calls.Post(m.Now())
-	m.Charge(hw.CostRingOp, 1) // the request's enqueue
+	m.Charge(CostRingOp, 1) // the request's enqueue
 	b.bell(m.Now())
 }
 
@@ -457,7 +457,7 @@ func (s *Socket) meter(m hw.Meter) hw.Meter { return s.b.in.app(m) }
 
 // call charges one socket call on the application's core: lstack's
 // intercepted call (no kernel crossing).
-func (s *Socket) call(m hw.Meter) { m.Charge(hw.CostStackSocketCall, 1) }
+func (s *Socket) call(m hw.Meter) { m.Charge(CostSocketCall, 1) }
 
 // copyCharge charges copying n bytes between the application's buffer
 // and the ring.
@@ -479,7 +479,7 @@ func (s *Socket) Read(m hw.Meter, p []byte) (int, error) {
 	n, err := s.p.Read(p)
 	s.app = nil
 	if n > 0 {
-		m.Charge(hw.CostRingOp, 1) // the dequeue
+		m.Charge(CostRingOp, 1) // the dequeue
 		s.copyCharge(m, n)
 		return n, nil
 	}
@@ -521,7 +521,7 @@ func (s *Socket) Write(m hw.Meter, p []byte) (int, error) {
 	}
 	s.copyCharge(m, n)
 	s.p.Tx().Flush(m.Now()) // handed off once copied
-	m.Charge(hw.CostRingOp, 1)
+	m.Charge(CostRingOp, 1)
 	s.b.post(m, s)
 	return n, nil
 }

@@ -3,6 +3,8 @@ package lstack_test
 import (
 	"bytes"
 	"errors"
+	"github.com/savanna-sim/savanna/apps/appcost"
+	"github.com/savanna-sim/savanna/internal/costops"
 	"io"
 	"time"
 
@@ -75,7 +77,7 @@ func (e *echoThread) Poll(m hw.Meter) (bool, time.Duration) {
 			break
 		}
 		worked = true
-		m.Charge(hw.CostAppNanos, int64(e.work))
+		m.Charge(appcost.Nanos, int64(e.work))
 		_, err = e.sock.Write(m, e.buf[:n])
 		Expect(err).NotTo(HaveOccurred())
 		e.wrote = append(e.wrote, m.Now())
@@ -151,7 +153,7 @@ func newThreadBed(mode lstack.Mode, work time.Duration, n int) *threadBed {
 	_, err := nic.NewLink(eng, "wire", sport, cport, nic.LinkConfig{Latency: 10 * time.Microsecond})
 	Expect(err).NotTo(HaveOccurred())
 	tb := &threadBed{eng: eng, stack: score, router: lstack.NewRouter(3)}
-	tb.app = sim.NewCore(eng, 7, 0, cost.Default().Prices(2.6), false)
+	tb.app = sim.NewCore(eng, 7, 0, cost.For(costops.Table()).Default().Prices(2.6), false)
 	tb.thread = &echoThread{core: tb.app, work: work, buf: make([]byte, 4096)}
 	tb.app.Attach(tb.thread)
 	tb.bridge, err = lstack.NewBridge(sin, tb.router, score.Wake)
@@ -189,11 +191,11 @@ var _ = Describe("application threads off the stack's lcore (the asymmetric mode
 		tb := newThreadBed(lstack.ModeLstack, 20*time.Microsecond, 50)
 		app := tb.app.Stats().Ops
 		sock := tb.thread.sock.Stats()
-		Expect(app[hw.CostStackSocketCall]).To(BeEquivalentTo(sock.Reads + sock.Writes + 1)) // + close
-		Expect(app[hw.CostRingOp]).To(BeNumerically(">=", 2*50))
+		Expect(app[lstack.CostSocketCall]).To(BeEquivalentTo(sock.Reads + sock.Writes + 1)) // + close
+		Expect(app[lstack.CostRingOp]).To(BeNumerically(">=", 2*50))
 		Expect(app[hw.CostSyscall]).To(BeEquivalentTo(sock.Sleeps))
 		Expect(app[hw.CostSyscallFutex]).To(BeEquivalentTo(sock.Sleeps))
-		Expect(app[hw.CostKernelCopyByte]).To(BeZero())
+		Expect(app[cost.KernelCopyByte]).To(BeZero())
 		// The stack thread wakes the sleeping thread: a futex wake each.
 		stack := tb.stack.Stats().Ops
 		Expect(tb.bridge.Stats().Wakeups).To(BeNumerically(">=", 50))
@@ -206,8 +208,8 @@ var _ = Describe("application threads off the stack's lcore (the asymmetric mode
 		app := tb.app.Stats().Ops
 		sock := tb.thread.sock.Stats()
 		Expect(app[hw.CostSyscall]).To(BeEquivalentTo(sock.Reads + sock.Writes + 1 + sock.Sleeps))
-		Expect(app[hw.CostRingOp] + app[hw.CostStackSocketCall] + app[hw.CostSyscallFutex]).To(BeZero())
-		Expect(app[hw.CostKernelCopyByte]).To(BeEquivalentTo(2 * 200 * 50))
+		Expect(app[lstack.CostRingOp] + app[lstack.CostSocketCall] + app[hw.CostSyscallFutex]).To(BeZero())
+		Expect(app[cost.KernelCopyByte]).To(BeEquivalentTo(2 * 200 * 50))
 		stack := tb.stack.Stats().Ops
 		Expect(stack[hw.CostWakeup]).To(BeEquivalentTo(tb.bridge.Stats().Wakeups))
 		Expect(stack[hw.CostSyscallFutex]).To(BeZero())

@@ -48,7 +48,6 @@ type Handoff interface {
 	Handoff(r *Ring, tail uint64, at time.Duration)
 }
 
-
 // Max returns the most bytes the ring holds.
 func (r *Ring) Max() int { return r.max }
 

@@ -198,7 +198,7 @@ func (s *Stack) InputVerified(now time.Duration, src, dst IP, seg []byte) {
 
 func (s *Stack) input(now time.Duration, src, dst IP, seg []byte, verified bool) {
 	s.stats.InSegs++
-	s.charge(hw.CostStackTCPRx, 1)
+	s.charge(CostSegmentRx, 1)
 	if !verified {
 		s.charge(hw.CostChecksumByte, len(seg))
 		if len(seg) < HeaderLen || !VerifyChecksum(seg, s.out.PseudoHeaderSum(src, dst, len(seg))) {
@@ -300,7 +300,7 @@ func (s *Stack) send(now time.Duration, id fourTuple, o *Repr, buf *ring, off, n
 		s.charge(hw.CostChecksumByte, len(seg))
 	}
 	s.stats.OutSegs++
-	s.charge(hw.CostStackTCPTx, 1)
+	s.charge(CostSegmentTx, 1)
 	var err error
 	if token != 0 {
 		err = s.out.SendLent(now, id.localAddr, id.remoteAddr, token, len(seg))

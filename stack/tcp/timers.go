@@ -1,9 +1,8 @@
 package tcp
 
 import (
+	"github.com/savanna-sim/savanna/stack/stackcost"
 	"time"
-
-	"github.com/savanna-sim/savanna/hw"
 )
 
 // timer is one deadline of a connection. Its zero value is stopped: a
@@ -94,27 +93,27 @@ func (c *Conn) onTimers(now time.Duration) {
 	s := c.s
 	if c.closeTimer.due(now) {
 		// End of TIME-WAIT (2*MSL) or of an orphaned FIN-WAIT-2.
-		s.charge(hw.CostStackTimer, 1)
+		s.charge(stackcost.Timer, 1)
 		c.end(now, endExpired)
 		return
 	}
 	if c.rtoTimer.due(now) {
-		s.charge(hw.CostStackTimer, 1)
+		s.charge(stackcost.Timer, 1)
 		c.rtoTimer.stop()
 		c.onRTO(now)
 	}
 	if c.persistTimer.due(now) {
-		s.charge(hw.CostStackTimer, 1)
+		s.charge(stackcost.Timer, 1)
 		c.persistTimer.stop()
 		c.onPersist(now)
 	}
 	if c.keepTimer.due(now) {
-		s.charge(hw.CostStackTimer, 1)
+		s.charge(stackcost.Timer, 1)
 		c.keepTimer.stop()
 		c.onKeepalive(now)
 	}
 	if c.delackTimer.due(now) {
-		s.charge(hw.CostStackTimer, 1)
+		s.charge(stackcost.Timer, 1)
 		c.delackTimer.stop()
 		if c.state.synchronized() {
 			c.ackNow = true
