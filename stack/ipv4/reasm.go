@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/savanna-sim/savanna/stack/internal/holes"
 )
 
 // Never is the deadline Poll returns when no timer is armed.
@@ -19,15 +21,6 @@ type ReasmSink interface {
 	ReassemblyTimeout(now time.Duration, quote []byte)
 }
 
-// infinity is the open end of the initial hole (RFC 815 "infinity").
-const infinity = MaxDatagramLen
-
-// hole is an RFC 815 hole descriptor, first and last inclusive.
-type hole struct{ first, last int }
-
-// span is a fragment held: [off, off+n).
-type span struct{ off, n int }
-
 type reasmKey struct {
 	src, dst [4]byte
 	proto    Protocol
@@ -42,11 +35,8 @@ type slot struct {
 	key      reasmKey
 	deadline time.Duration
 	hl       int // header length of the first fragment, 0 until it arrives
-	total    int // payload length, -1 until the last fragment arrives
-	bytes    int // payload bytes held
 	firstLen int // payload bytes of fragment 0
-	holes    []hole
-	frags    []span
+	frags    holes.Datagram
 	buf      []byte
 }
 
@@ -74,8 +64,7 @@ func NewReassembler(cfg ReasmConfig, stats *Stats) (*Reassembler, error) {
 	cfg = cfg.WithDefaults()
 	r := &Reassembler{cfg: cfg, slots: make([]slot, cfg.MaxDatagrams), next: Never, stats: stats}
 	for i := range r.slots {
-		r.slots[i].holes = make([]hole, 0, cfg.MaxFragments+1)
-		r.slots[i].frags = make([]span, 0, cfg.MaxFragments)
+		r.slots[i].frags = holes.New(cfg.MaxFragments)
 	}
 	return r, nil
 }
@@ -116,97 +105,52 @@ func (r *Reassembler) Input(now time.Duration, p Packet, h Repr) (Packet, error)
 		}
 	}
 	payload := p[h.HeaderLen : h.HeaderLen+h.PayloadLen]
-	first, last := h.FragOffset, h.FragOffset+h.PayloadLen-1
-
-	// Fragments must agree on where the datagram ends.
-	end := last + 1
-	if !h.MoreFrags {
-		if s.total >= 0 && s.total != end {
-			return r.fail(s, ErrReasmInconsistent)
-		}
-		for _, sp := range s.frags {
-			if sp.off+sp.n > end {
-				return r.fail(s, ErrReasmInconsistent)
-			}
-		}
-	} else if s.total >= 0 && end > s.total {
-		return r.fail(s, ErrReasmInconsistent)
-	}
+	first := h.FragOffset
 
 	// Placement against the holes (RFC 815 steps 1-8), rejecting any
-	// overlap with data held (RFC 5722 spirit).
-	hi := -1
-	for i, ho := range s.holes {
-		if first > ho.last || last < ho.first {
-			continue
-		}
-		if first < ho.first || last > ho.last {
-			return r.fail(s, ErrReasmOverlap)
-		}
-		hi = i
-		break
-	}
-	if hi < 0 {
-		for _, sp := range s.frags {
-			if sp.off == first && sp.n == h.PayloadLen {
-				r.stats.CountError(ErrReasmDuplicate)
-				return nil, ErrReasmDuplicate
-			}
-		}
+	// overlap with data held (RFC 5722 spirit) and fragments that
+	// disagree on where the datagram ends.
+	v, hole := s.frags.Check(first, h.PayloadLen, h.MoreFrags, r.cfg.MaxFragments)
+	switch v {
+	case holes.Inconsistent:
+		return r.fail(s, ErrReasmInconsistent)
+	case holes.Overlap:
 		return r.fail(s, ErrReasmOverlap)
-	}
-	if len(s.frags) >= r.cfg.MaxFragments {
+	case holes.TooMany:
 		return r.fail(s, ErrReasmTooManyFrags)
+	case holes.Duplicate:
+		r.stats.CountError(ErrReasmDuplicate)
+		return nil, ErrReasmDuplicate
 	}
 	if r.bytes+h.PayloadLen > r.cfg.MaxBytes {
 		r.stats.CountError(ErrReasmMemFull)
-		if len(s.frags) == 0 {
+		if s.frags.Fragments() == 0 {
 			r.close(s)
 		}
 		return nil, ErrReasmMemFull
 	}
 
 	// Accept: split the hole, copy the bytes.
-	ho := s.holes[hi]
-	s.holes = append(s.holes[:hi], s.holes[hi+1:]...)
-	if first > ho.first {
-		s.holes = append(s.holes, hole{ho.first, first - 1})
-	}
-	if last < ho.last && h.MoreFrags {
-		s.holes = append(s.holes, hole{last + 1, ho.last})
-	}
-	if !h.MoreFrags {
-		s.total = end
-		// Nothing can follow the last fragment.
-		k := 0
-		for _, x := range s.holes {
-			if x.first < end {
-				s.holes[k] = x
-				k++
-			}
-		}
-		s.holes = s.holes[:k]
-	}
-	s.frags = append(s.frags, span{off: first, n: h.PayloadLen})
+	s.frags.Place(hole, first, h.PayloadLen, h.MoreFrags)
 	copy(s.buf[MaxHeaderLen+first:], payload)
-	s.bytes += h.PayloadLen
 	r.bytes += h.PayloadLen
 	if first == 0 {
 		s.hl = h.HeaderLen
 		s.firstLen = h.PayloadLen
 		copy(s.buf[MaxHeaderLen-h.HeaderLen:MaxHeaderLen], p[:h.HeaderLen])
 	}
-	if s.total < 0 || len(s.holes) > 0 {
+	if !s.frags.Complete() {
 		return nil, nil
 	}
+	total := s.frags.Total()
 
 	// Complete (RFC 791: the first fragment's header becomes the
 	// datagram's header).
-	if s.hl+s.total > MaxDatagramLen {
+	if s.hl+total > MaxDatagramLen {
 		return r.fail(s, ErrReasmInconsistent)
 	}
-	d := Packet(s.buf[MaxHeaderLen-s.hl : MaxHeaderLen+s.total])
-	d.SetTotalLen(uint16(s.hl + s.total))
+	d := Packet(s.buf[MaxHeaderLen-s.hl : MaxHeaderLen+total])
+	d.SetTotalLen(uint16(s.hl + total))
 	d.SetFrag(false, false, 0)
 	d.FillChecksum()
 	r.stats.ReasmOKs++
@@ -243,9 +187,8 @@ func (r *Reassembler) open(now time.Duration, k reasmKey) *slot {
 		s.used = true
 		s.key = k
 		s.deadline = now + r.cfg.Timeout
-		s.hl, s.total, s.bytes, s.firstLen = 0, -1, 0, 0
-		s.holes = append(s.holes[:0], hole{0, infinity})
-		s.frags = s.frags[:0]
+		s.hl, s.firstLen = 0, 0
+		s.frags.Reset(MaxDatagramLen)
 		if s.deadline < r.next {
 			r.next = s.deadline
 		}
@@ -255,9 +198,9 @@ func (r *Reassembler) open(now time.Duration, k reasmKey) *slot {
 }
 
 func (r *Reassembler) close(s *slot) {
-	r.bytes -= s.bytes
+	r.bytes -= s.frags.Bytes()
 	s.used = false
-	s.bytes = 0
+	s.frags.Forget()
 }
 
 // Poll gives up on datagrams whose time is over (counted in ReasmTimeout

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/savanna-sim/savanna/stack/internal/holes"
 )
 
 // Never is the deadline Poll returns when no timer is armed.
@@ -31,15 +33,6 @@ type ReasmSink interface {
 // (RFC 8200 section 4.5), and is refused (ErrReasmTooLong).
 const headroom = MinMTU
 
-// infinity is the open end of the initial hole (RFC 815 "infinity").
-const infinity = MaxPayloadLen
-
-// hole is an RFC 815 hole descriptor, first and last inclusive.
-type hole struct{ first, last int }
-
-// span is a fragment held: [off, off+n).
-type span struct{ off, n int }
-
 // reasmKey identifies a datagram: source, destination and identification
 // (RFC 8200 section 4.5). Unlike IPv4 the upper-layer protocol is not part
 // of it: only the first fragment's next header counts.
@@ -56,10 +49,7 @@ type slot struct {
 	key      reasmKey
 	deadline time.Duration
 	first    FragHeader // of the offset-0 fragment, HeaderOff 0 until it arrives
-	total    int        // fragmentable length, -1 until the last fragment arrives
-	bytes    int        // data bytes held
-	holes    []hole
-	frags    []span
+	frags    holes.Datagram
 	buf      []byte
 	quote    []byte // the first fragment as it arrived, up to MaxQuoteLen
 }
@@ -91,8 +81,7 @@ func NewReassembler(cfg ReasmConfig, stats *Stats) (*Reassembler, error) {
 	cfg = cfg.WithDefaults()
 	r := &Reassembler{cfg: cfg, slots: make([]slot, cfg.MaxDatagrams), next: Never, stats: stats}
 	for i := range r.slots {
-		r.slots[i].holes = make([]hole, 0, cfg.MaxFragments+1)
-		r.slots[i].frags = make([]span, 0, cfg.MaxFragments)
+		r.slots[i].frags = holes.New(cfg.MaxFragments)
 	}
 	return r, nil
 }
@@ -141,83 +130,38 @@ func (r *Reassembler) Input(now time.Duration, p Packet, f FragHeader) (whole Pa
 	}
 	data := p[f.DataOff():]
 	n := len(data)
-	lo, hi := f.Offset, f.Offset+n-1
-	end := hi + 1
-
-	// Fragments must agree on where the datagram ends.
-	if !f.More {
-		if s.total >= 0 && s.total != end {
-			return r.fail(s, ErrReasmInconsistent)
-		}
-		for _, sp := range s.frags {
-			if sp.off+sp.n > end {
-				return r.fail(s, ErrReasmInconsistent)
-			}
-		}
-	} else if s.total >= 0 && end > s.total {
-		return r.fail(s, ErrReasmInconsistent)
-	}
+	lo := f.Offset
 
 	// Placement against the holes (RFC 815 steps 1-8). Any overlap with
 	// data held discards the datagram (RFC 5722 section 4); an exact
-	// duplicate is ignored (RFC 8200 section 4.5 allows it).
-	hi2 := -1
-	for i, ho := range s.holes {
-		if lo > ho.last || hi < ho.first {
-			continue
-		}
-		if lo < ho.first || hi > ho.last {
-			return r.kill(s)
-		}
-		hi2 = i
-		break
-	}
-	if hi2 < 0 {
-		for _, sp := range s.frags {
-			if sp.off == lo && sp.n == n {
-				r.stats.CountError(ErrReasmDuplicate)
-				return nil, FragHeader{}, ErrReasmDuplicate
-			}
-		}
+	// duplicate is ignored (RFC 8200 section 4.5 allows it); fragments
+	// must agree on where the datagram ends.
+	v, hole := s.frags.Check(lo, n, f.More, r.cfg.MaxFragments)
+	switch v {
+	case holes.Inconsistent:
+		return r.fail(s, ErrReasmInconsistent)
+	case holes.Overlap:
 		return r.kill(s)
-	}
-	if len(s.frags) >= r.cfg.MaxFragments {
+	case holes.TooMany:
 		return r.fail(s, ErrReasmTooManyFrags)
+	case holes.Duplicate:
+		r.stats.CountError(ErrReasmDuplicate)
+		return nil, FragHeader{}, ErrReasmDuplicate
 	}
 	if lo == 0 && f.HeaderOff > headroom {
 		return r.fail(s, ErrReasmTooLong)
 	}
 	if r.bytes+n > r.cfg.MaxBytes {
 		r.stats.CountError(ErrReasmMemFull)
-		if len(s.frags) == 0 {
+		if s.frags.Fragments() == 0 {
 			r.close(s)
 		}
 		return nil, FragHeader{}, ErrReasmMemFull
 	}
 
 	// Accept: split the hole, copy the bytes.
-	ho := s.holes[hi2]
-	s.holes = append(s.holes[:hi2], s.holes[hi2+1:]...)
-	if lo > ho.first {
-		s.holes = append(s.holes, hole{ho.first, lo - 1})
-	}
-	if hi < ho.last && f.More {
-		s.holes = append(s.holes, hole{hi + 1, ho.last})
-	}
-	if !f.More {
-		s.total = end
-		k := 0
-		for _, x := range s.holes {
-			if x.first < end {
-				s.holes[k] = x
-				k++
-			}
-		}
-		s.holes = s.holes[:k]
-	}
-	s.frags = append(s.frags, span{off: lo, n: n})
+	s.frags.Place(hole, lo, n, f.More)
 	copy(s.buf[headroom+lo:], data)
-	s.bytes += n
 	r.bytes += n
 	if lo == 0 {
 		// Only the offset-0 fragment's headers are kept (RFC 8200
@@ -226,15 +170,15 @@ func (r *Reassembler) Input(now time.Duration, p Packet, f FragHeader) (whole Pa
 		copy(s.buf[headroom-f.HeaderOff:headroom], p[:f.HeaderOff])
 		s.quote = append(s.quote[:0], p[:min(len(p), MaxQuoteLen)]...)
 	}
-	if s.total < 0 || len(s.holes) > 0 {
+	if !s.frags.Complete() {
 		return nil, FragHeader{}, nil
 	}
 
-	u := s.first.HeaderOff
-	if u-HeaderLen+s.total > MaxPayloadLen {
+	u, total := s.first.HeaderOff, s.frags.Total()
+	if u-HeaderLen+total > MaxPayloadLen {
 		return r.fail(s, ErrReasmTooLong)
 	}
-	d := Packet(s.buf[headroom-u : headroom+s.total])
+	d := Packet(s.buf[headroom-u : headroom+total])
 	d[s.first.NextHeaderOff] = s.first.NextHeader
 	d.SetPayloadLen(uint16(len(d) - HeaderLen))
 	first = s.first
@@ -254,8 +198,8 @@ func (r *Reassembler) fail(s *slot, e Error) (Packet, FragHeader, error) {
 // its deadline (RFC 5722 section 4).
 func (r *Reassembler) kill(s *slot) (Packet, FragHeader, error) {
 	r.stats.CountError(ErrReasmOverlap)
-	r.bytes -= s.bytes
-	s.bytes = 0
+	r.bytes -= s.frags.Bytes()
+	s.frags.Forget()
 	s.dead = true
 	return nil, FragHeader{}, ErrReasmOverlap
 }
@@ -284,9 +228,7 @@ func (r *Reassembler) open(now time.Duration, k reasmKey) *slot {
 		s.key = k
 		s.deadline = now + r.cfg.Timeout
 		s.first = FragHeader{}
-		s.total, s.bytes = -1, 0
-		s.holes = append(s.holes[:0], hole{0, infinity})
-		s.frags = s.frags[:0]
+		s.frags.Reset(MaxPayloadLen)
 		s.quote = s.quote[:0]
 		if s.deadline < r.next {
 			r.next = s.deadline
@@ -297,9 +239,9 @@ func (r *Reassembler) open(now time.Duration, k reasmKey) *slot {
 }
 
 func (r *Reassembler) close(s *slot) {
-	r.bytes -= s.bytes
+	r.bytes -= s.frags.Bytes()
 	s.used, s.dead = false, false
-	s.bytes = 0
+	s.frags.Forget()
 }
 
 // Poll gives up on datagrams whose time is over (counted in ReasmTimeout
