@@ -37,6 +37,9 @@ type Config struct {
 	// bound to port 0 (default 49152..65535, RFC 6335 section 6).
 	EphemeralLow  int `yaml:"ephemeral_low"`
 	EphemeralHigh int `yaml:"ephemeral_high"`
+	// IPv6 turns on the IPv6 side (dual-stack with Address, IPv6 alone
+	// without it).
+	IPv6 IPv6Config `yaml:"ipv6"`
 }
 
 // Defaults.
@@ -52,6 +55,7 @@ const (
 
 // WithDefaults returns c with zero fields set.
 func (c Config) WithDefaults() Config {
+	c = c.split()
 	if c.MTU == 0 {
 		c.MTU = DefaultMTU
 	}
@@ -70,13 +74,24 @@ func (c Config) WithDefaults() Config {
 	c.ARP = c.ARP.WithDefaults()
 	c.Reassembly = c.Reassembly.WithDefaults()
 	c.ICMPRateLimit = c.ICMPRateLimit.WithDefaults()
+	if c.IPv6.Enabled() {
+		c.IPv6 = c.IPv6.withDefaults(c.MTU)
+	}
 	return c
 }
 
 // Validate reports the first invalid field, naming its key.
 func (c Config) Validate() error {
-	if _, err := c.prefix(); err != nil {
-		return err
+	c = c.split()
+	if c.Address != "" || !c.IPv6.Enabled() {
+		if _, err := c.prefix(); err != nil {
+			return err
+		}
+	}
+	if c.IPv6.Enabled() {
+		if err := c.IPv6.validate(c.MTU); err != nil {
+			return err
+		}
 	}
 	if c.MAC != "" {
 		a, err := ether.ParseAddr(c.MAC)
@@ -89,6 +104,9 @@ func (c Config) Validate() error {
 	}
 	if c.MTU != 0 && (c.MTU < MinMTU || c.MTU > MaxMTU) {
 		return fmt.Errorf("mtu: %d is outside %d..%d", c.MTU, MinMTU, MaxMTU)
+	}
+	if c.Gateway != "" && c.Address == "" {
+		return fmt.Errorf("gateway: %s needs an IPv4 address (address)", c.Gateway)
 	}
 	if c.Gateway != "" {
 		gw, err := ipv4.ParseAddr(c.Gateway)
@@ -130,7 +148,7 @@ func (c Config) Validate() error {
 
 func (c Config) prefix() (netip.Prefix, error) {
 	if c.Address == "" {
-		return netip.Prefix{}, fmt.Errorf("address: required (an IPv4 address with prefix length, e.g. 10.0.0.1/24)")
+		return netip.Prefix{}, fmt.Errorf("address: required (an IPv4 address with prefix length, e.g. 10.0.0.1/24, or ipv6.address)")
 	}
 	p, err := netip.ParsePrefix(c.Address)
 	if err != nil || !p.Addr().Is4() {

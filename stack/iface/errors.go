@@ -34,6 +34,9 @@ const (
 	// (its buffer was sent already, taken back by a later Lend, or never
 	// lent), or a length beyond the loan: nothing is sent.
 	ErrLoanEnded
+	// ErrNoSource: no IPv6 address to send from is assigned yet
+	// (Duplicate Address Detection is running or found a duplicate).
+	ErrNoSource
 )
 
 // Error implements error.
@@ -62,6 +65,8 @@ func (e Error) Name() string {
 		return "protocol_taken"
 	case ErrBadAddress:
 		return "bad_address"
+	case ErrNoSource:
+		return "no_source"
 	case ErrLoanEnded:
 		return "loan_ended"
 	}

@@ -64,7 +64,11 @@ type link struct {
 	off  hw.TxOffloads
 	// dead makes Alloc fail.
 	dead bool
+	// mcast is the multicast filter the interface loaded.
+	mcast []ether.Addr
 }
+
+func (l *link) SetMulticastMACs(macs []ether.Addr) { l.mcast = append(l.mcast[:0], macs...) }
 
 func (l *link) Alloc() *hw.Mbuf {
 	if l.dead {

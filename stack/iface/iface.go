@@ -2,6 +2,7 @@ package iface
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"time"
 
@@ -29,8 +30,12 @@ type Interface struct {
 
 	ip, mask, bcast, gw [4]byte
 	hasGW               bool
-	mac                 ether.Addr
-	mtu                 int
+	// has4 says the interface has an IPv4 address; v6 is its IPv6
+	// side, nil when IPv6 is off.
+	has4 bool
+	v6   *v6State
+	mac  ether.Addr
+	mtu  int
 
 	arp     *arp.Cache
 	reasm   *ipv4.Reassembler
@@ -53,8 +58,16 @@ type Interface struct {
 }
 
 // New returns an interface for cfg sending through link. The MAC must be
-// set (the runtime copies the port's).
+// set (the runtime copies the port's). IPv6's random delays and flow
+// label secret come from a fixed source; NewWithRand takes the run's.
 func New(cfg Config, link Link) (*Interface, error) {
+	return NewWithRand(cfg, link, rand.NewPCG(0x5a7a, 0x6e6e))
+}
+
+// NewWithRand is New with rnd as the source of IPv6's randomness
+// (Neighbor Discovery's jitter, RFC 4861 section 6.3.2; the flow label
+// secret, RFC 6437), so that a seeded run is reproducible.
+func NewWithRand(cfg Config, link Link, rnd rand.Source) (*Interface, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("iface config: %w", err)
 	}
@@ -65,14 +78,19 @@ func New(cfg Config, link Link) (*Interface, error) {
 		return nil, fmt.Errorf("iface: nil link")
 	}
 	cfg = cfg.WithDefaults()
-	p, _ := cfg.prefix()
+	p, err4 := cfg.prefix()
+	var ip4, mask [4]byte
+	if err4 == nil {
+		ip4, mask = p.Addr().As4(), ipv4.Mask(p.Bits())
+	}
 	mac, _ := ether.ParseAddr(cfg.MAC)
 	i := &Interface{
 		cfg:       cfg,
 		link:      link,
 		txOff:     link.TxOffloads(),
-		ip:        p.Addr().As4(),
-		mask:      ipv4.Mask(p.Bits()),
+		has4:      err4 == nil,
+		ip:        ip4,
+		mask:      mask,
 		mac:       mac,
 		mtu:       cfg.MTU,
 		udp:       make(map[uint16]*UDPSocket),
@@ -93,6 +111,11 @@ func New(cfg Config, link Link) (*Interface, error) {
 	}
 	if i.limiter, err = icmp.NewLimiter(cfg.ICMPRateLimit); err != nil {
 		return nil, fmt.Errorf("iface config: %w", err)
+	}
+	if cfg.IPv6.Enabled() {
+		if i.v6, err = newV6(cfg, mac, rnd); err != nil {
+			return nil, fmt.Errorf("iface config: %w", err)
+		}
 	}
 	return i, nil
 }
@@ -160,7 +183,14 @@ func (i *Interface) RegisterTransport(proto ipv4.Protocol, h TransportHandler) e
 
 // Start begins operation at now: the gratuitous ARP announcements of the
 // configuration go out at the next Poll.
-func (i *Interface) Start(now time.Duration) { i.arp.Start(now) }
+func (i *Interface) Start(now time.Duration) {
+	if i.has4 {
+		i.arp.Start(now)
+	}
+	if i.v6 != nil {
+		i.start6(now)
+	}
+}
 
 // Announce sends a gratuitous ARP announcement now (after an address or
 // MAC change, or on request).
@@ -172,12 +202,18 @@ func (i *Interface) Announce(now time.Duration) { i.arp.Announce(now, i.arpSink(
 func (i *Interface) Poll(now time.Duration) time.Duration {
 	a := i.arp.Poll(now, i.arpSink())
 	r := i.reasm.Poll(now, (*reasmSink)(i))
+	if i.v6 != nil {
+		return min(a, r, i.poll6(now))
+	}
 	return min(a, r)
 }
 
 // Close drops every packet waiting for ARP and closes the UDP sockets.
 func (i *Interface) Close() {
 	i.arp.Flush(i.arpSink())
+	if i.v6 != nil {
+		i.v6.node.Flush(i.ndpSink())
+	}
 	ports := make([]int, 0, len(i.udp))
 	for p := range i.udp {
 		ports = append(ports, int(p))

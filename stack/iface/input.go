@@ -53,6 +53,7 @@ func (i *Interface) Input(now time.Duration, m *hw.Mbuf) {
 	}
 	switch {
 	case eth.Dst == i.mac, eth.Dst.IsBroadcast():
+	case eth.Dst.IsMulticast() && i.v6 != nil && eth.EtherType == ether.TypeIPv6 && i.multicastAccepted(eth.Dst):
 	case eth.Dst.IsMulticast():
 		i.stats.Eth.RxMulticast++
 		m.Free()
@@ -63,12 +64,14 @@ func (i *Interface) Input(now time.Duration, m *hw.Mbuf) {
 		return
 	}
 	payload := data[ether.HeaderLen:]
-	switch eth.EtherType {
-	case ether.TypeARP:
+	switch {
+	case eth.EtherType == ether.TypeARP && i.has4:
 		i.arpInput(now, payload)
 		m.Free()
-	case ether.TypeIPv4:
+	case eth.EtherType == ether.TypeIPv4 && i.has4:
 		i.ipInput(now, payload, rxMeta{m: m, linkBroadcast: eth.Dst.IsBroadcast()})
+	case eth.EtherType == ether.TypeIPv6 && i.v6 != nil:
+		i.ip6Input(now, payload, m, eth.Dst.IsMulticast())
 	default:
 		i.stats.Eth.RxUnknownEtherType++
 		m.Free()

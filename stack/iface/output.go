@@ -34,6 +34,8 @@ func (i *Interface) AllocTransport() *hw.Mbuf {
 // address without ARP.
 func (i *Interface) route(dst [4]byte) (next [4]byte, broadcast bool, err error) {
 	switch {
+	case !i.has4:
+		return dst, false, ErrNoRoute
 	case i.isBroadcast(dst):
 		return dst, true, nil
 	case ipv4.IsUnspecified(dst) || ipv4.IsMulticast(dst) || ipv4.IsLoopback(dst) || ipv4.IsReserved(dst):

@@ -111,6 +111,9 @@ func (i *Interface) ResetStats() {
 	for _, s := range i.udp {
 		s.stats = UDPSocketStats{}
 	}
+	if i.v6 != nil {
+		i.v6.resetStats()
+	}
 }
 
 // countersSince returns now minus base, field by field, for a struct of

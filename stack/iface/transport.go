@@ -5,6 +5,7 @@ import (
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/stack/ipv4"
+	"github.com/savanna-sim/savanna/stack/ipv6"
 )
 
 // Link is how frames leave the interface; the runtime implements it over
@@ -41,6 +42,14 @@ type Segment struct {
 	// IP length. Its checksum has been verified (for TCP and UDP). Valid
 	// only during the call unless Mbuf is kept.
 	Payload []byte
+	// V6 says the segment came over IPv6: Src6, Dst6 and IP6 are set
+	// instead of Src, Dst and IP, TTL holds the hop limit and TOS the
+	// traffic class.
+	V6         bool
+	Src6, Dst6 ipv6.Addr
+	IP6        ipv6.Packet
+	// FlowLabel is the IPv6 flow label (RFC 6437).
+	FlowLabel uint32
 	// Mbuf holds Payload, or is nil when the datagram was reassembled
 	// from fragments. A handler that wants to keep the bytes without
 	// copying calls Mbuf.RefInc before returning and Mbuf.Free when done;

@@ -36,6 +36,9 @@ type udpEntry struct {
 	m    *hw.Mbuf
 	data []byte
 	from UDPAddr
+	// from6 is the sender of a datagram that came over IPv6 (v6).
+	from6 UDPAddr6
+	v6    bool
 }
 
 // UDPSocket is a UDP endpoint bound to a local port of the interface

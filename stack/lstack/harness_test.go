@@ -33,6 +33,18 @@ type pair struct {
 	server     *node
 	clientAddr [4]byte
 	serverAddr [4]byte
+	// v6: the pair speaks IPv6 between client6 and server6, from start
+	// (once Duplicate Address Detection is over).
+	v6               bool
+	client6, server6 [16]byte
+	start            time.Duration
+}
+
+func (p *pair) addrs(port uint16) (local, remote tcp.Addr) {
+	if p.v6 {
+		return tcp.Addr{IP: tcp.IPFrom16(p.client6)}, tcp.Addr{IP: tcp.IPFrom16(p.server6), Port: port}
+	}
+	return tcp.AddrFrom4(p.clientAddr, 0), tcp.AddrFrom4(p.serverAddr, port)
 }
 
 // newNode builds a user-space host whose port and pool take frames of
@@ -90,7 +102,11 @@ type sender struct {
 
 func (s *sender) Poll(m hw.Meter) (bool, time.Duration) {
 	if s.conn == nil {
-		c, err := s.p.client.in.TCP().Connect(m.Now(), tcp.AddrFrom4(s.p.clientAddr, 0), tcp.AddrFrom4(s.p.serverAddr, 5001))
+		if m.Now() < s.p.start {
+			return false, s.p.start
+		}
+		local, remote := s.p.addrs(5001)
+		c, err := s.p.client.in.TCP().Connect(m.Now(), local, remote)
 		if err != nil {
 			s.err = err
 			return false, sim.Never
@@ -176,7 +192,8 @@ func (r *receiver) Poll(m hw.Meter) (bool, time.Duration) {
 // transfer sends total bytes from client to server and runs until the
 // receiver saw EOF or limit of simulated time passed.
 func transfer(p *pair, total int, limit time.Duration) (*sender, *receiver) {
-	ln, err := p.server.in.TCP().Listen(tcp.IPFrom4(p.serverAddr), 5001, 16)
+	_, remote := p.addrs(5001)
+	ln, err := p.server.in.TCP().Listen(remote.IP, 5001, 16)
 	Expect(err).NotTo(HaveOccurred())
 	s := &sender{p: p, total: total, buf: make([]byte, 64<<10), sum: sha256.New()}
 	r := &receiver{ln: ln, buf: make([]byte, 64<<10), sum: sha256.New()}

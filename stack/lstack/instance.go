@@ -177,7 +177,16 @@ func New(cfg Config, dev hw.EthDev, queue int, pool hw.Mempool, rng *rand.Rand) 
 	if cfg.Iface.MAC == "" {
 		cfg.Iface.MAC = dev.MACAddr().String()
 	}
-	ifc, err := iface.New(cfg.Iface, (*link)(in))
+	var ifc *iface.Interface
+	var err error
+	if cfg.Iface.HasIPv6() {
+		// IPv6's jitter and flow-label secret come from the run's seed;
+		// an IPv4-only instance draws nothing, so its TCP secrets stay
+		// what they were.
+		ifc, err = iface.NewWithRand(cfg.Iface, (*link)(in), rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	} else {
+		ifc, err = iface.New(cfg.Iface, (*link)(in))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lstack: %w", err)
 	}
@@ -193,7 +202,7 @@ func New(cfg Config, dev hw.EthDev, queue int, pool hw.Mempool, rng *rand.Rand) 
 	}
 	out := iface.NewSegmentSender(ifc, ipv4.ProtoTCP,
 		iface.OutputOptions{DontFrag: true, Checksum: in.tcpSum})
-	ts, err := tcp.New(tcpCfg, rng, tcpOutput{out})
+	ts, err := tcp.New(tcpCfg, rng, newTCPOutput(out, ifc))
 	if err != nil {
 		return nil, fmt.Errorf("lstack: %w", err)
 	}
@@ -384,33 +393,9 @@ func (t *tcpInput) HandleSegment(now time.Duration, s iface.Segment) {
 	if s.Broadcast {
 		return
 	}
+	if s.V6 {
+		t.input6(now, s)
+		return
+	}
 	t.tcp.InputVerified(now, tcp.IPFrom4(s.Src), tcp.IPFrom4(s.Dst), s.Payload)
-}
-
-// tcpOutput is the IPv4 interface's segment sender as the TCP engine's
-// Output: TCP's endpoints name either family (tcp.IP), the interface
-// speaks IPv4 ([4]byte), and this is where the two meet. An address that
-// is not IPv4 is refused (iface.ErrBadAddress, counted by TCP as an
-// output drop); none arises while the instance has only IPv4.
-type tcpOutput struct{ *iface.SegmentSender }
-
-// PseudoHeaderSum implements tcp.Network with IPv4's pseudo-header.
-func (o tcpOutput) PseudoHeaderSum(src, dst tcp.IP, length int) uint64 {
-	return o.SegmentSender.PseudoHeaderSum(src.As4(), dst.As4(), length)
-}
-
-// SendLent implements tcp.Output.
-func (o tcpOutput) SendLent(now time.Duration, src, dst tcp.IP, token uint64, n int) error {
-	if !src.Is4() || !dst.Is4() {
-		return iface.ErrBadAddress
-	}
-	return o.SegmentSender.SendLent(now, src.As4(), dst.As4(), token, n)
-}
-
-// SendSegment implements tcp.Output.
-func (o tcpOutput) SendSegment(now time.Duration, src, dst tcp.IP, seg []byte) error {
-	if !src.Is4() || !dst.Is4() {
-		return iface.ErrBadAddress
-	}
-	return o.SegmentSender.SendSegment(now, src.As4(), dst.As4(), seg)
 }

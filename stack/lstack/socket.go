@@ -30,6 +30,10 @@ func (in *Instance) call(m hw.Meter) {
 // instance of a host listens on the port (Gazelle's listen_shadow); RSS
 // decides which one a connection reaches.
 func (in *Instance) Listen(port uint16, backlog int) (*tcp.Listener, error) {
+	if !in.ifc.HasIPv4() {
+		// An IPv6-only instance listens on its IPv6 address.
+		return in.tcp.Listen(tcp.IPFrom16(in.ifc.Addr6()), port, backlog)
+	}
 	return in.tcp.Listen(tcp.IPFrom4(in.ifc.Addr()), port, backlog)
 }
 

@@ -1,0 +1,122 @@
+package lstack
+
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/savanna-sim/savanna/stack/iface"
+	"github.com/savanna-sim/savanna/stack/ipv6"
+	"github.com/savanna-sim/savanna/stack/tcp"
+)
+
+// tcpOutput is the interface's segment sender as the TCP engine's
+// Output: TCP's endpoints name either family (tcp.IP), the interface
+// has a path for each, and this is where they meet. HeaderLen is read
+// once by the engine: 20 (IPv4) on an instance with an IPv4 address, 40
+// on an IPv6-only one, so that each advertises the MSS its link allows
+// (RFC 9293 section 3.7.1). On a dual-stack instance IPv6 segments are
+// then up to 20 bytes larger than the link MTU allows and are
+// fragmented at the source (RFC 8200 section 5) until the engine asks
+// its network for a header length per connection.
+type tcpOutput struct {
+	*iface.SegmentSender
+	ifc *iface.Interface
+	hdr int
+	// lent is the buffer of the open loan, for the ports the flow label
+	// hashes.
+	lent []byte
+	// labels caches each connection's flow label (RFC 6437 section 3:
+	// the same for every packet of a flow), bounded: it is cleared when
+	// it reaches maxLabels and labels are recomputed, identically.
+	labels map[flowKey]uint32
+}
+
+// maxLabels bounds the flow label cache.
+const maxLabels = 1 << 16
+
+type flowKey struct {
+	src, dst     ipv6.Addr
+	sport, dport uint16
+}
+
+func newTCPOutput(s *iface.SegmentSender, ifc *iface.Interface) *tcpOutput {
+	o := &tcpOutput{SegmentSender: s, ifc: ifc, hdr: s.HeaderLen()}
+	if !ifc.HasIPv4() {
+		o.hdr = s.HeaderLen6()
+	}
+	return o
+}
+
+// HeaderLen implements tcp.Network.
+func (o *tcpOutput) HeaderLen() int { return o.hdr }
+
+// PseudoHeaderSum implements tcp.Network with the family's pseudo-header
+// (RFC 9293 section 3.1; RFC 8200 section 8.1).
+func (o *tcpOutput) PseudoHeaderSum(src, dst tcp.IP, length int) uint64 {
+	if src.Is6() {
+		return o.SegmentSender.PseudoHeaderSum6(src.As16(), dst.As16(), length)
+	}
+	return o.SegmentSender.PseudoHeaderSum(src.As4(), dst.As4(), length)
+}
+
+// Lend implements tcp.Output.
+func (o *tcpOutput) Lend(n int) ([]byte, uint64) {
+	b, tok := o.SegmentSender.Lend(n)
+	o.lent = b
+	return b, tok
+}
+
+// SendLent implements tcp.Output.
+func (o *tcpOutput) SendLent(now time.Duration, src, dst tcp.IP, token uint64, n int) error {
+	lent := o.lent
+	o.lent = nil
+	switch {
+	case src.Is4() && dst.Is4():
+		return o.SegmentSender.SendLent(now, src.As4(), dst.As4(), token, n)
+	case src.Is6() && dst.Is6():
+		return o.SegmentSender.SendLent6(now, src.As16(), dst.As16(), o.label(src, dst, lent), token, n)
+	}
+	return iface.ErrBadAddress
+}
+
+// SendSegment implements tcp.Output.
+func (o *tcpOutput) SendSegment(now time.Duration, src, dst tcp.IP, seg []byte) error {
+	switch {
+	case src.Is4() && dst.Is4():
+		return o.SegmentSender.SendSegment(now, src.As4(), dst.As4(), seg)
+	case src.Is6() && dst.Is6():
+		return o.SegmentSender.SendSegment6(now, src.As16(), dst.As16(), o.label(src, dst, seg), seg)
+	}
+	return iface.ErrBadAddress
+}
+
+// label returns the flow label of the connection seg belongs to.
+func (o *tcpOutput) label(src, dst tcp.IP, seg []byte) uint32 {
+	if len(seg) < 4 {
+		return 0
+	}
+	k := flowKey{src: src.As16(), dst: dst.As16(), sport: binary.BigEndian.Uint16(seg), dport: binary.BigEndian.Uint16(seg[2:])}
+	if l, ok := o.labels[k]; ok {
+		return l
+	}
+	if o.labels == nil || len(o.labels) >= maxLabels {
+		o.labels = make(map[flowKey]uint32)
+	}
+	l := o.ifc.FlowLabel6(k.src, k.dst, ipv6.NextTCP, k.sport, k.dport)
+	o.labels[k] = l
+	return l
+}
+
+// input6 hands a TCP segment that came over IPv6 to the engine. A
+// segment that acknowledges something is taken as Neighbor Discovery's
+// upper-layer reachability hint for its sender (RFC 4861 section 7.3.1;
+// the engine does not say whether the ACK was new, so any ACK counts,
+// which keeps a busy neighbour REACHABLE without probes).
+func (t *tcpInput) input6(now time.Duration, s iface.Segment) {
+	if len(s.Payload) > 13 && s.Payload[13]&0x10 != 0 {
+		if n := t.ifc.NDP(); n != nil {
+			n.Confirm(now, s.Src6)
+		}
+	}
+	t.tcp.InputVerified(now, tcp.IPFrom16(s.Src6), tcp.IPFrom16(s.Dst6), s.Payload)
+}
