@@ -103,6 +103,9 @@ type serveConfig struct {
 	// qat is the socket of a QAT device process serve runs beside the
 	// stack (simrun qat serve's default device), "" for none.
 	qat string
+	// preload is the Unix socket preloaded programs reach the stack
+	// on (docs/preload.md), "" for none.
+	preload string
 	// lim is the memory and connection limits.
 	lim serveLimits
 }
@@ -488,6 +491,7 @@ func parseServeFlags(args []string, stderr io.Writer) (c serveConfig, code int, 
 	ctl := fs.String("ctl", "", "control socket for simrun ctl (default "+control.DefaultDir()+"/serve-PID.sock; none: no socket)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error (simrun ctl set loglevel changes it)")
 	fs.StringVar(&c.qat, "qat", "", "also run a simulated QAT device process (a c62x, as simrun qat serve's default) on this Unix socket, for programs run with simrun exec --qat SOCKET; its statistics print at exit")
+	fs.StringVar(&c.preload, "preload", "", "also serve programs run with libsavanna_preload.so (simrun exec --stack SOCKET) on this Unix socket: their TCP sockets run on this stack (docs/preload.md)")
 	fs.BoolVar(&c.latency, "read-latency", true, "record read latency for simrun ctl show --latency and savanna_read_latency_seconds")
 	var lf limitFlags
 	fs.StringVar(&lf.memoryLimit, "memory-limit", "", "the process's memory budget, e.g. 1GiB: sets GOMEMLIMIT to 7/8 of it and splits into kv's maxmemory (3/8) and tcp_mem (high 5/16, pressure 1/4, low 3/16) (default: none)")
@@ -628,6 +632,11 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	defer r.Stop()
+	pre, err := startPreload(c.preload, r)
+	if err != nil {
+		return fail(err)
+	}
+	defer pre.close()
 	var lat *gonet.ReadLatency
 	var ln *gonet.Listener
 	if c.latency {
@@ -693,6 +702,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	snap := r.Snapshot()
 	r.Stop()
 	printServeStats(stdout, snap, dev.XStats(), c.app, app.stats(), lims, c.json)
+	pre.print(stdout, c.json)
 	if qatDev != nil {
 		t := qatDev.srv.Telemetry()
 		qatDev.close()

@@ -29,9 +29,11 @@ var (
 	// The models of the hardware, in virtual time.
 	models = []string{"sim/..."}
 	// What chooses an implementation and wires a run: the rig, the
-	// scenarios it embeds, the commands, and the zlib drop-in's Go
-	// library (dropin/zlibgo, a command built as a C shared library).
-	rigCmd = []string{"rig/...", "scenarios/...", "cmd/...", "dropin/..."}
+	// scenarios it embeds, the commands, the zlib drop-in's Go library
+	// (dropin/zlibgo, a command built as a C shared library), and the
+	// preload library's specs (preload/preloadtest, which drive C
+	// programs against a stack process).
+	rigCmd = []string{"rig/...", "scenarios/...", "cmd/...", "dropin/...", "preload/..."}
 	// Shared helpers; which rules apply depends on who uses them.
 	internal = []string{"internal/..."}
 

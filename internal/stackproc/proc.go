@@ -1,0 +1,281 @@
+package stackproc
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// proc is one preloaded process: its memfd and its sockets. The request
+// loop (run) is the only goroutine that creates sockets; the sockets'
+// own goroutines change their slots' state under mu.
+type proc struct {
+	s    *Server
+	c    *net.UnixConn
+	pid  int
+	comm string
+	mem  *sharedMem
+	req  recRing
+	resp recRing
+
+	mu    sync.Mutex
+	socks []*sock // by slot
+	free  []int
+	done  chan struct{}
+	wg    sync.WaitGroup // the sockets' goroutines
+	st    ProcStats
+}
+
+func newProc(s *Server, c *net.UnixConn, pid int, mem *sharedMem) *proc {
+	p := &proc{s: s, c: c, pid: pid, mem: mem, socks: make([]*sock, mem.g.Slots), done: make(chan struct{})}
+	p.req, p.resp = mem.recRing(mem.g.reqOff()), mem.recRing(mem.g.respOff())
+	for i := mem.g.Slots - 1; i >= 0; i-- {
+		p.free = append(p.free, i)
+	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil {
+		p.comm = strings.TrimSpace(string(b))
+	}
+	p.st = ProcStats{PID: pid, Comm: p.comm}
+	return p
+}
+
+// run serves the process until its Unix connection closes (it exited or
+// crashed), then ends its sockets.
+func (p *proc) run() {
+	go func() {
+		var b [1]byte
+		for {
+			if _, err := p.c.Read(b[:]); err != nil {
+				break // EOF: the process is gone; nothing else is read
+			}
+		}
+		close(p.done)
+		p.ring() // wake the loop
+	}()
+	var b [8]byte
+	for {
+		_, err := unix.Read(p.mem.toStack, b[:])
+		select {
+		case <-p.done:
+			p.teardown()
+			return
+		default:
+		}
+		if err != nil && err != unix.EINTR {
+			p.teardown()
+			return
+		}
+		p.st.Doorbells++
+		p.serveRequests()
+		p.kickWaiting()
+	}
+}
+
+// ring rings the stack's doorbell (the loop's own wake-up).
+func (p *proc) ring() {
+	var one [8]byte
+	binary.LittleEndian.PutUint64(one[:], 1)
+	_, _ = unix.Write(p.mem.toStack, one[:])
+}
+
+// ringApp rings the app's doorbell when a thread of it sleeps in epoll
+// or poll.
+func (p *proc) ringApp() {
+	p.mem.u32(hStackGen).Add(1)
+	if p.mem.u32(hAppPoll).Load() != 0 {
+		futexWake(p.mem.u32(hStackGen))
+		var one [8]byte
+		binary.LittleEndian.PutUint64(one[:], 1)
+		_, _ = unix.Write(p.mem.toApp, one[:])
+	}
+}
+
+// notify tells the app that slot i changed.
+func (p *proc) notify(i int) {
+	o := p.mem.g.slot(i)
+	bump(p.mem.u32(o+sEv), p.mem.u32(o+sWaiters))
+	p.ringApp()
+}
+
+// kickWaiting wakes the sockets whose goroutines wait for the app: a
+// send ring that was empty and is not, a receive ring that was full and
+// is not.
+func (p *proc) kickWaiting() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, k := range p.socks {
+		if k == nil {
+			continue
+		}
+		o := p.mem.g.slot(i)
+		if p.mem.u32(o+sTxWait).Load() != 0 {
+			k.kick(k.txKick)
+		}
+		if p.mem.u32(o+sRxWait).Load() != 0 {
+			k.kick(k.rxKick)
+		}
+	}
+}
+
+// serveRequests answers every request posted.
+func (p *proc) serveRequests() {
+	for {
+		h := p.req.head.Load()
+		if h == p.req.tail.Load() {
+			return
+		}
+		var q [recSize]byte
+		copy(q[:], p.req.rec(h))
+		p.req.head.Store(h + 1)
+		p.st.Requests++
+		var r [recSize]byte
+		copy(r[pSeq:], q[qSeq:qSeq+4])
+		res, errno := p.handle(q[:], r[:])
+		binary.LittleEndian.PutUint32(r[pErrno:], uint32(errno))
+		binary.LittleEndian.PutUint64(r[pResult:], uint64(res))
+		p.respond(r[:])
+	}
+}
+
+func (p *proc) respond(r []byte) {
+	t := p.resp.tail.Load()
+	if t-p.resp.head.Load() >= uint64(p.mem.g.Recs) {
+		p.st.ResponsesDropped++ // the app posts one request at a time; this one broke the protocol
+		return
+	}
+	copy(p.resp.rec(t), r)
+	p.resp.tail.Store(t + 1)
+	bump(p.resp.ev, p.resp.waiters)
+}
+
+// handle carries out one request and returns its result and errno.
+func (p *proc) handle(q, r []byte) (int64, unix.Errno) {
+	op := binary.LittleEndian.Uint16(q[qOp:])
+	slot := int(int32(binary.LittleEndian.Uint32(q[qSlot:])))
+	arg := int32(binary.LittleEndian.Uint32(q[qArg:]))
+	port := binary.BigEndian.Uint16(q[qPort:])
+	var addr [4]byte
+	copy(addr[:], q[qAddr:qAddr+4])
+	if op == opSocket {
+		k, errno := p.newSock()
+		if errno != 0 {
+			return -1, errno
+		}
+		return int64(k.slot), 0
+	}
+	k := p.sock(slot)
+	if k == nil {
+		p.st.BadRequests++
+		return -1, unix.EBADF
+	}
+	switch op {
+	case opBind:
+		return 0, k.bind(addr, port)
+	case opListen:
+		return 0, k.listen(int(arg))
+	case opAccept:
+		n, errno := k.accept(r)
+		return int64(n), errno
+	case opConnect:
+		return 0, k.connect(addr, port)
+	case opShutdown:
+		return 0, k.shutdown(int(arg))
+	case opClose:
+		k.close()
+		return 0, 0
+	case opSetOpt:
+		return 0, 0
+	}
+	p.st.BadRequests++
+	return -1, unix.EINVAL
+}
+
+func (p *proc) sock(i int) *sock {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if i < 0 || i >= len(p.socks) {
+		return nil
+	}
+	return p.socks[i]
+}
+
+// newSock takes a free slot and resets its header.
+func (p *proc) newSock() (*sock, unix.Errno) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) == 0 {
+		p.st.SlotsExhausted++
+		return nil, unix.EMFILE
+	}
+	i := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	o := p.mem.g.slot(i)
+	clear(p.mem.b[o : o+slotHdr])
+	p.mem.u32(o + sState).Store(stSocket)
+	k := &sock{p: p, slot: i, off: o, txKick: make(chan struct{}, 1), rxKick: make(chan struct{}, 1),
+		closing: make(chan struct{}), rx: p.mem.RxRing(i), tx: p.mem.TxRing(i)}
+	p.socks[i] = k
+	p.st.Opened++
+	return k, 0
+}
+
+// freeSock gives slot k back once both sides are done with it.
+func (p *proc) freeSock(k *sock) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.socks[k.slot] != k {
+		return
+	}
+	p.socks[k.slot] = nil
+	p.mem.u32(k.off + sState).Store(stFree)
+	p.free = append(p.free, k.slot)
+	if k.st.Kind != "" {
+		if len(p.st.Sockets) < p.s.cfg.MaxSocketRecords {
+			p.st.Sockets = append(p.st.Sockets, k.st)
+		} else {
+			p.st.SocketRecordsDropped++
+		}
+	}
+	p.st.RxBytes += k.st.RxBytes
+	p.st.TxBytes += k.st.TxBytes
+}
+
+// teardown ends every socket of a process that went away.
+func (p *proc) teardown() {
+	p.mu.Lock()
+	live := make([]*sock, 0)
+	for _, k := range p.socks {
+		if k != nil {
+			live = append(live, k)
+		}
+	}
+	p.mu.Unlock()
+	for _, k := range live {
+		k.close()
+	}
+	p.wg.Wait()
+	p.mu.Lock()
+	for i := range CallNames {
+		if n := p.mem.Counter(i, false); n != 0 {
+			if p.st.Calls == nil {
+				p.st.Calls = map[string]uint64{}
+			}
+			p.st.Calls[CallNames[i]] = n
+		}
+		if n := p.mem.Counter(i, true); n != 0 {
+			if p.st.Refused == nil {
+				p.st.Refused = map[string]uint64{}
+			}
+			p.st.Refused[CallNames[i]] = n
+		}
+	}
+	p.st.Exited = true
+	p.mem.close()
+	p.mu.Unlock()
+	_ = p.c.Close()
+}

@@ -1,0 +1,271 @@
+package stackproc
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"golang.org/x/sys/unix"
+
+	"github.com/savanna-sim/savanna/internal/livetest"
+	"github.com/savanna-sim/savanna/stack/gonet"
+)
+
+// buildPreload builds preload/ (C) once for the suite.
+var buildPreload = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "svpre")
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command("../../preload/build", dir).CombinedOutput()
+	if err != nil {
+		return "", &buildError{string(out), err}
+	}
+	return dir, nil
+})
+
+type buildError struct {
+	out string
+	err error
+}
+
+func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
+
+var _ = Describe("the shared-memory layout", func() {
+	It("is the same from Go and from C: a C program produces and consumes through the Go side's mapping, across many wraps", func() {
+		if _, err := exec.LookPath("gcc"); err != nil {
+			Skip("needs gcc")
+		}
+		dir, err := buildPreload()
+		Expect(err).NotTo(HaveOccurred())
+		g := Geometry{Slots: 4, Ring: 4096, Recs: 16}
+		sm, err := newSharedMem("ringcheck", g)
+		Expect(err).NotTo(HaveOccurred())
+		defer sm.close()
+		const slot, bytes = 2, 1 << 20
+		cmd := exec.Command(filepath.Join(dir, "ringcheck"), "3", strconv.Itoa(slot), strconv.Itoa(bytes))
+		cmd.ExtraFiles = []*os.File{os.NewFile(uintptr(sm.fd), "memfd")}
+		out := &syncBuf{}
+		cmd.Stdout, cmd.Stderr = out, out
+		Expect(cmd.Start()).To(Succeed())
+		rx, tx := sm.RxRing(slot), sm.TxRing(slot)
+		var sent, got int
+		buf := make([]byte, 1500)
+		deadline := time.Now().Add(20 * time.Second)
+		for (sent < bytes || got < bytes) && time.Now().Before(deadline) {
+			n := min(len(buf), bytes-sent)
+			for i := range n {
+				buf[i] = byte(((sent+i)*13 + 5) % 251)
+			}
+			sent += rx.Write(buf[:n])
+			m := tx.Read(buf)
+			for i := range m {
+				Expect(buf[i]).To(Equal(byte(((got+i)*7+3)%251)), "byte %d from C", got+i)
+			}
+			got += m
+			if n == 0 && m == 0 {
+				time.Sleep(10 * time.Microsecond)
+			}
+		}
+		Expect(cmd.Wait()).To(Succeed(), out.String())
+		Expect(got).To(Equal(bytes))
+		Expect(out.String()).To(ContainSubstring("ringcheck: ok sent=1048576 got=1048576"))
+		Expect(out.String()).To(ContainSubstring("slots=4 ring=4096 stride=8704"))
+	})
+
+	It("refuses geometries the C side cannot use, naming the field", func() {
+		Expect(Geometry{Slots: 0, Ring: 4096, Recs: 4}.Validate()).To(MatchError(ContainSubstring("slots 0")))
+		Expect(Geometry{Slots: 1, Ring: 5000, Recs: 4}.Validate()).To(MatchError(ContainSubstring("ring 5000")))
+		Expect(Geometry{Slots: 1, Ring: 4096, Recs: 3}.Validate()).To(MatchError(ContainSubstring("records 3")))
+	})
+})
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.b)
+}
+
+var _ = Describe("the stack process", func() {
+	var (
+		pair *livetest.RingPair
+		srv  *Server
+		path string
+	)
+	BeforeEach(func() {
+		var err error
+		pair, err = livetest.NewRingPair(1, 1)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(pair.Stop)
+		srv, err = NewServer(Config{Runtime: pair.A, Geometry: Geometry{Slots: 8, Ring: 4096, Recs: 16}})
+		Expect(err).NotTo(HaveOccurred())
+		d, err := os.MkdirTemp("", "svsp")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(os.RemoveAll, d)
+		path = filepath.Join(d, "stack.sock")
+		Expect(srv.Listen(path)).To(Succeed())
+		go func() { _ = srv.Serve() }()
+		DeferCleanup(srv.Close)
+	})
+
+	It("serves a fake Go client over the real protocol: listen, accept, echo through the rings, EOF, close; statistics per process and socket", func() {
+		f, err := dialFake(path)
+		Expect(err).NotTo(HaveOccurred())
+		slot, errno, _, _ := f.call(opSocket, -1, 0, [4]byte{}, 0)
+		Expect(errno).To(BeZero())
+		_, errno, _, _ = f.call(opBind, int(slot), 0, [4]byte{10, 9, 0, 7}, 7000)
+		Expect(errno).To(Equal(unix.EADDRNOTAVAIL), "not the stack's address")
+		_, errno, _, _ = f.call(opBind, int(slot), 0, [4]byte{}, 7000)
+		Expect(errno).To(BeZero())
+		_, errno, _, _ = f.call(opListen, int(slot), 8, [4]byte{}, 0)
+		Expect(errno).To(BeZero())
+		_, errno, _, _ = f.call(opAccept, int(slot), 0, [4]byte{}, 0)
+		Expect(errno).To(Equal(unix.EAGAIN), "nothing to accept yet")
+
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c, err := gonet.Dial(ctx, pair.B, "10.9.0.1:7000")
+		Expect(err).NotTo(HaveOccurred())
+		defer c.Close()
+		Expect(f.until(10*time.Second, func() bool { return f.slotU32(int(slot), sAccq) == 1 })).To(BeTrue(), "the accept queue")
+		cs, errno, peer, peerPort := f.call(opAccept, int(slot), 0, [4]byte{}, 0)
+		Expect(errno).To(BeZero())
+		Expect(peer).To(Equal([4]byte{10, 9, 0, 2}))
+		Expect(int(peerPort)).To(Equal(c.LocalAddr().(*net.TCPAddr).Port))
+		Expect(f.slotU32(int(cs), sState)).To(Equal(stConnected))
+		Expect(f.slotU32(int(cs), sLPort)).To(BeEquivalentTo(7000))
+
+		msg := make([]byte, 20000) // five times the ring: wraps and back-pressure both ways
+		for i := range msg {
+			msg[i] = byte(i * 17)
+		}
+		go func() { _, _ = c.Write(msg); _ = c.CloseWrite() }()
+		rx, tx := f.m.RxRing(int(cs)), f.m.TxRing(int(cs))
+		var echoed []byte
+		buf := make([]byte, 3000)
+		eof := false
+		Expect(f.until(20*time.Second, func() bool {
+			n := rx.Read(buf)
+			if n > 0 {
+				echoed = append(echoed, buf[:n]...)
+				if f.slotU32(int(cs), sRxWait) != 0 {
+					f.doorbell()
+				}
+			}
+			if n == 0 && f.slotU32(int(cs), sFlags)&fEOF != 0 && rx.Len() == 0 {
+				eof = true
+			}
+			return eof
+		})).To(BeTrue(), "EOF after %d bytes", len(echoed))
+		Expect(echoed).To(Equal(msg))
+		sent := 0
+		back := make([]byte, 0, len(msg))
+		done := make(chan error, 1)
+		go func() {
+			b := make([]byte, len(msg))
+			_, err := io.ReadFull(c, b)
+			back = b
+			done <- err
+		}()
+		Expect(f.until(20*time.Second, func() bool {
+			n := tx.Write(msg[sent:])
+			sent += n
+			if n > 0 && f.slotU32(int(cs), sTxWait) != 0 {
+				f.doorbell()
+			}
+			return sent == len(msg)
+		})).To(BeTrue())
+		f.doorbell()
+		Eventually(done).WithTimeout(20 * time.Second).Should(Receive(BeNil()))
+		Expect(back).To(Equal(msg))
+
+		_, errno, _, _ = f.call(opClose, int(cs), 0, [4]byte{}, 0)
+		Expect(errno).To(BeZero())
+		_, err = c.Read(buf)
+		Expect(err).To(Equal(io.EOF), "the stack sent our FIN")
+		_, errno, _, _ = f.call(opClose, int(slot), 0, [4]byte{}, 0)
+		Expect(errno).To(BeZero())
+		_, errno, _, _ = f.call(opListen, int(slot), 8, [4]byte{}, 0)
+		Expect(errno).To(Equal(unix.EBADF), "a closed slot")
+
+		// The counters the C library keeps in the header.
+		f.m.u64(hCounters + 5*16).Store(3)     // read: 3 calls
+		f.m.u64(hCounters + 9*16 + 8).Store(1) // setsockopt: 1 refused
+		f.close()
+		Eventually(func() []ProcStats { return srv.Stats().Processes }).WithTimeout(10 * time.Second).
+			Should(ContainElement(HaveField("Exited", true)))
+		st := srv.Stats()
+		Expect(st.Server.Processes).To(BeEquivalentTo(1))
+		p := st.Processes[0]
+		Expect(p.PID).To(Equal(os.Getpid()))
+		Expect(p.Opened).To(BeEquivalentTo(2))
+		Expect(p.Accepted).To(BeEquivalentTo(1))
+		Expect(p.RxBytes).To(BeEquivalentTo(len(msg)))
+		Expect(p.TxBytes).To(BeEquivalentTo(len(msg)))
+		Expect(p.BadRequests).To(BeEquivalentTo(1))
+		Expect(p.Calls).To(HaveKeyWithValue("read", uint64(3)))
+		Expect(p.Refused).To(HaveKeyWithValue("setsockopt", uint64(1)))
+		Expect(p.Sockets).To(ContainElement(And(HaveField("Kind", "accepted"), HaveField("RxBytes", uint64(len(msg))), HaveField("End", "eof"))))
+		Expect(p.Sockets).To(ContainElement(And(HaveField("Kind", "listen"), HaveField("Accepts", uint64(1)))))
+		text := FormatStats(st)
+		GinkgoWriter.Print(text)
+		Expect(text).To(ContainSubstring("preload process pid="))
+		Expect(text).To(ContainSubstring("kind=accepted local=10.9.0.1:7000"))
+	})
+
+	It("connects out, and reports a refused connect as ECONNREFUSED in the slot", func() {
+		ln, err := gonet.Listen(pair.B, 7100)
+		Expect(err).NotTo(HaveOccurred())
+		defer ln.Close()
+		f, err := dialFake(path)
+		Expect(err).NotTo(HaveOccurred())
+		defer f.close()
+		s1, _, _, _ := f.call(opSocket, -1, 0, [4]byte{}, 0)
+		_, errno, _, _ := f.call(opConnect, int(s1), 0, [4]byte{10, 9, 0, 2}, 7101)
+		Expect(errno).To(Equal(unix.EINPROGRESS))
+		Expect(f.until(10*time.Second, func() bool { return f.slotU32(int(s1), sState) == stFailed })).To(BeTrue())
+		Expect(unix.Errno(f.slotU32(int(s1), sErr))).To(Equal(unix.ECONNREFUSED))
+		s2, _, _, _ := f.call(opSocket, -1, 0, [4]byte{}, 0)
+		_, errno, _, _ = f.call(opConnect, int(s2), 0, [4]byte{10, 9, 0, 2}, 7100)
+		Expect(errno).To(Equal(unix.EINPROGRESS))
+		Expect(f.until(10*time.Second, func() bool { return f.slotU32(int(s2), sState) == stConnected })).To(BeTrue())
+		_, errno, _, _ = f.call(opConnect, int(s2), 0, [4]byte{10, 9, 0, 2}, 7100)
+		Expect(errno).To(Equal(unix.EISCONN))
+		Expect(f.slotU32(int(s2), sRPort)).To(BeEquivalentTo(7100))
+	})
+
+	It("refuses a hello of another version, and counts it", func() {
+		c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
+		Expect(err).NotTo(HaveOccurred())
+		defer c.Close()
+		_, err = c.Write([]byte{0x53, 0x56, 0x50, 0x4c, 9, 0, 0, 0, 0, 0, 0, 0})
+		Expect(err).NotTo(HaveOccurred())
+		b := make([]byte, helloLen)
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err = io.ReadFull(c, b)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(unix.Errno(b[8])).To(Equal(unix.EPROTONOSUPPORT))
+		Eventually(func() uint64 { return srv.Stats().Server.BadHellos }).Should(BeEquivalentTo(1))
+		Expect(srv.Stats().Server.LastBadHello).To(ContainSubstring("version 9"))
+	})
+})

@@ -1,0 +1,85 @@
+/* svcore.h: the library's process-wide state and its talk with the stack
+ * process (svcore.c); the interposed calls are in svapi.c. */
+#ifndef SVCORE_H
+#define SVCORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <netinet/in.h>
+#include "svshm.h"
+
+#define SV_HIDDEN __attribute__((visibility("hidden")))
+
+/* The real calls, from the next object (libc) by dlsym(RTLD_NEXT). */
+struct sv_real {
+	int (*socket)(int, int, int);
+	int (*bind)(int, const struct sockaddr *, socklen_t);
+	int (*listen)(int, int);
+	int (*accept)(int, struct sockaddr *, socklen_t *);
+	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	int (*close)(int);
+	int (*shutdown)(int, int);
+	int (*setsockopt)(int, int, int, const void *, socklen_t);
+	int (*getsockopt)(int, int, int, void *, socklen_t *);
+	int (*getsockname)(int, struct sockaddr *, socklen_t *);
+	int (*getpeername)(int, struct sockaddr *, socklen_t *);
+	int (*fcntl)(int, int, ...);
+	int (*ioctl)(int, unsigned long, ...);
+	ssize_t (*read_chk)(int, void *, size_t, size_t);
+	ssize_t (*recv_chk)(int, void *, size_t, size_t, int);
+	ssize_t (*recvfrom_chk)(int, void *, size_t, size_t, int, struct sockaddr *, socklen_t *);
+};
+SV_HIDDEN extern struct sv_real sv_real;
+SV_HIDDEN void sv_resolve(void);
+
+/* An owned descriptor: a kernel eventfd standing for a socket of the
+ * stack process. */
+struct sv_fd {
+	int32_t slot;  /* -1: not owned */
+	uint32_t nonblock;
+	uint32_t shut_rd;
+	int32_t opts[8]; /* SO_REUSEADDR, SO_REUSEPORT, SO_KEEPALIVE, TCP_NODELAY, SO_RCVBUF, SO_SNDBUF, SO_LINGER on, linger s */
+};
+enum { SV_O_REUSEADDR, SV_O_REUSEPORT, SV_O_KEEPALIVE, SV_O_NODELAY, SV_O_RCVBUF, SV_O_SNDBUF, SV_O_LINGER, SV_O_LINGER_S };
+
+SV_HIDDEN struct sv_fd *sv_owned(int fd);        /* NULL unless fd is owned */
+SV_HIDDEN int sv_own(int fd, int slot, int nonblock); /* 0, or -1 with errno */
+SV_HIDDEN void sv_disown(int fd);
+SV_HIDDEN int sv_inherited(int fd); /* an owned fd from before a fork: the parent's */
+
+/* The stack process. */
+SV_HIDDEN int sv_ready(void);  /* connects on first use; 0 with errno when it cannot */
+SV_HIDDEN extern uint8_t *sv_mem;
+SV_HIDDEN extern uint32_t sv_ring;
+SV_HIDDEN uint8_t *sv_slot(int slot);
+SV_HIDDEN uint8_t *sv_rxdata(int slot);
+SV_HIDDEN uint8_t *sv_txdata(int slot);
+SV_HIDDEN void sv_doorbell(void);
+SV_HIDDEN void sv_count(int call, int refused);
+
+/* One control request; returns the response's result or -1 with errno.
+ * addr (may be NULL) goes in and, for accept, the peer comes back in it. */
+SV_HIDDEN int64_t sv_request(int op, int slot, int arg, struct sockaddr_in *addr);
+
+/* Blocks until pred(slot) holds, the stack process goes away (-1
+ * ENETDOWN) or, when timeout_ms >= 0, the time passes (0 with pred
+ * false). pred is called again after every change of the slot. */
+SV_HIDDEN int sv_wait(int slot, int (*pred)(int slot), int timeout_ms);
+
+static inline uint32_t *sv_u32(uint8_t *base, size_t off) { return (uint32_t *)(base + off); }
+static inline uint64_t *sv_u64(uint8_t *base, size_t off) { return (uint64_t *)(base + off); }
+#define SV_LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#define SV_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+
+#endif
