@@ -45,6 +45,7 @@ Usage:
   simrun qat stats|clear --socket PATH [--json];  simrun qat fault --socket PATH KIND
   simrun exec [--qat SOCKET] [--sw] [--stats] -- PROGRAM ARGS...
   simrun calibrate [--out FILE] [--runs N] [--quick] [--force]
+  simrun check-model [--cost FILE] [--clients 1,10,50,200,1000] [--requests N] [--quick] [--savanna] [--out FILE]
   simrun version
 
 FILE is a scenario file; NAME is a bundled scenario (simrun list shows them).
@@ -86,6 +87,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdExec(args[1:], stdout, stderr)
 	case "calibrate":
 		return cmdCalibrate(args[1:], stdout, stderr)
+	case "check-model":
+		return cmdCheckModel(args[1:], stdout, stderr)
 	case "version", "--version":
 		return cmdVersion(stdout)
 	case "help", "-h", "--help":

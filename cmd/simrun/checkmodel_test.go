@@ -1,0 +1,78 @@
+package main
+
+import (
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/savanna-sim/savanna/internal/checkmodel"
+)
+
+var _ = Describe("simrun check-model", func() {
+	DescribeTable("refuses bad flags before it touches the network",
+		func(want string, args ...string) {
+			code, _, errOut := simrun(append([]string{"check-model"}, args...)...)
+			Expect(code).To(Equal(2))
+			Expect(errOut).To(ContainSubstring(want))
+		},
+		Entry("no clients", `"0" is not a number of clients`, "--clients", "0"),
+		Entry("not a number", `"ten" is not a number of clients`, "--clients", "1,ten"),
+		Entry("a cost file that is not there", "--cost", "--cost", "/nonexistent/cost.yaml"),
+		Entry("a positional argument", "usage: simrun check-model", "extra"),
+		Entry("no requests", "--requests: 0", "--requests", "0", "--clients", "1"),
+	)
+
+	It("runs real redis-server against its simulated twin in namespaces it makes (--quick)", Label("live", "slow"), func() {
+		if err := checkmodel.CheckHost(); err != nil {
+			Skip(err.Error())
+		}
+		for _, p := range []string{"redis-server", "redis-benchmark", "taskset"} {
+			if _, err := exec.LookPath(p); err != nil {
+				Skip(p + " not installed (Debian: redis-server, redis-tools, util-linux)")
+			}
+		}
+		out := filepath.Join(GinkgoT().TempDir(), "validation.md")
+		code, stdout, errOut := simrun("check-model", "--quick", "--quiet", "--out", out)
+		// 1 is a figure outside its band: reported, not a failure here.
+		Expect(code).To(BeElementOf(0, 1), errOut)
+		AddReportEntry("check-model --quick", stdout)
+		md, err := os.ReadFile(out)
+		Expect(err).NotTo(HaveOccurred())
+		rows := map[string][]string{}
+		for _, l := range strings.Split(string(md), "\n") {
+			if !strings.HasPrefix(l, "| redis |") {
+				continue
+			}
+			cells := strings.Split(strings.Trim(l, "|"), "|")
+			for i := range cells {
+				cells[i] = strings.TrimSpace(cells[i])
+			}
+			rows[cells[1]+" "+cells[2]+" "+cells[3]] = cells
+		}
+		for _, n := range []string{"1", "10"} {
+			for _, cmd := range []string{"SET", "GET"} {
+				for _, f := range checkmodel.Figures() {
+					key := cmd + " " + n + " " + string(f)
+					cells, ok := rows[key]
+					Expect(ok).To(BeTrue(), "no row %s in:\n%s", key, md)
+					for _, v := range cells[4:6] {
+						x, err := strconv.ParseFloat(v, 64)
+						Expect(err).NotTo(HaveOccurred(), "%s: %q", key, v)
+						Expect(x > 0 && !math.IsInf(x, 0)).To(BeTrue(), "%s: %v", key, x)
+					}
+				}
+			}
+		}
+		Expect(rows).To(HaveLen(2 * 2 * len(checkmodel.Figures())))
+		// Nothing it made is left behind.
+		ns, err := exec.Command("ip", "netns", "list").Output()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(ns)).NotTo(ContainSubstring("scm"))
+	})
+})
