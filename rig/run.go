@@ -225,6 +225,9 @@ func Check(s *scenario.Scenario) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSweep(s); err != nil {
+		return err
+	}
 	var errs []error
 	c := expect.NewChecker(env)
 	for i, x := range s.File.Expect {

@@ -121,8 +121,9 @@ func cmdRunWith(args []string, stdout, stderr io.Writer, notify func() (<-chan o
 	maxWall := fs.Duration("max-wall", 0, "stop after this much wall time (such as 30s or 10m) with a partial report marked incomplete (exit 1); 0 for no limit")
 	var figures globList
 	fs.Var(&figures, "figures", "print only the figures whose dotted path matches this glob (after the summary; repeat for more): each dot-separated part matches one name as path.Match does (* ? [a-z]), ** any number of names; the path may start with the variant; a glob matching nothing is an error")
+	sweep := sweepFlagsOn(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR] [--timing] [--progress] [--max-wall D] [--figures GLOB]...")
+		fmt.Fprintln(stderr, "usage: simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR] [--timing] [--progress] [--max-wall D] [--figures GLOB]... [-j K] [--shard I/N|auto] [--shard-count N] [--sweep=false]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -163,6 +164,9 @@ func cmdRunWith(args []string, stdout, stderr io.Writer, notify func() (<-chan o
 	}
 	signals, release := notify()
 	defer release()
+	if sweep.wanted(s) {
+		return executeSweep(s, f, sweep, signals, release, stdout, stderr)
+	}
 	return execute(s, f, signals, release, stdout, stderr)
 }
 
@@ -318,6 +322,11 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		printErr(stderr, err)
 		return 2
+	}
+	if sw := s.Sweep(); sw != nil {
+		fmt.Fprintf(stdout, "%s: valid (%d variant(s), %d expectation(s); a sweep of %d points: %d grid point(s) × %d seed(s) per variant)\n",
+			s.Path, len(s.Variants), len(s.File.Expect), len(sw.Points(nil)), sw.GridPoints(), sw.Seeds)
+		return 0
 	}
 	fmt.Fprintf(stdout, "%s: valid (%d variant(s), %d expectation(s))\n", s.Path, len(s.Variants), len(s.File.Expect))
 	return 0

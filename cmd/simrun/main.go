@@ -3,6 +3,8 @@
 //
 //	simrun run scenarios/quickstart.yaml     run a scenario, print its report
 //	simrun validate FILE                     check a scenario without running it
+//	simrun run FILE --shard I/N --out DIR    a share of a sweep's points
+//	simrun merge DIR...                      join a sweep's shards into its report
 //	simrun list                              bundled scenarios and app kinds
 //	simrun topo [PRESET|host] [--json]       a machine's NUMA layout
 //	simrun serve ... / simrun ctl show       the stack live, and a look inside
@@ -31,7 +33,8 @@ const usage = `simrun runs Savanna scenarios in virtual time.
 
 Usage:
   simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR] [--timing]
-             [--progress] [--max-wall D]
+             [--progress] [--max-wall D] [-j K] [--shard I/N|auto] [--shard-count N]
+  simrun merge DIR... [--format table|json|md] [--out DIR]
   simrun validate FILE|NAME
   simrun list
   simrun topo [PRESET|host] [--json]
@@ -54,7 +57,10 @@ Exit codes of run: 0 every expectation held; 1 an expectation failed, or
 the run was stopped (--max-wall, Ctrl-C, SIGTERM) and its partial report is
 marked incomplete; 2 the file is invalid or cannot run, or an expectation
 cannot be evaluated (the report is still printed). validate: 0 or 2; it
-checks expectations against the figures the built variants have.
+checks expectations against the figures the built variants have. A file
+with a sweep: section runs its points (-j K at once; --shard I/N a share,
+joined by simrun merge: docs/scale-out.md) and exits 0 when every point
+ran, whatever the expectations' outcomes, which its report tabulates.
 
 Start with:  simrun run quickstart
 Scenario format: docs/scenarios.md
@@ -71,6 +77,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(args[1:], stdout, stderr)
 	case "validate":
 		return cmdValidate(args[1:], stdout, stderr)
+	case "merge":
+		return cmdMerge(args[1:], stdout, stderr)
 	case "list":
 		return cmdList(args[1:], stdout, stderr)
 	case "topo":

@@ -125,6 +125,8 @@ func Limits() []Limit {
 		{"hosts.*.apps[].data_size", Value, 1 * mib, "redis-benchmark value size (the model's own most)"},
 		{"hosts.*.apps[].gzip.shim.request_size", Value, 16 * mib, "the shim's own most"},
 		{"hosts.*.cost.overrides", Items, 1024, "prices; a cost model has fewer operations"},
+		{"sweep.grid", Items, 8, "swept keys; the points (variants × grid × seeds) are bounded by MaxSweepPoints"},
+		{"sweep.seeds", Value, MaxSweepPoints, "see MaxSweepPoints"},
 	}
 }
 

@@ -30,6 +30,8 @@ type Scenario struct {
 	Variants []*Variant
 
 	doc *yaml.Node
+	// sweep is the file's sweep expanded (sweep.go), nil without one.
+	sweep *SweepPlan
 	// dir and allowed are the folders (resolved) the files the scenario
 	// names may be read from (ResolveFile).
 	dir     string
@@ -104,6 +106,9 @@ func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
 	}
 	if len(vars) == 0 {
 		s.Variants = []*Variant{{Name: DefaultVariant, File: &f, doc: doc, path: path}}
+		if err := s.expandSweep(path, &f); err != nil {
+			return nil, err
+		}
 		return s, nil
 	}
 	for _, v := range vars {
@@ -133,6 +138,9 @@ func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
 			return nil, fmt.Errorf("variant %s: %w", v.name, err)
 		}
 		s.Variants = append(s.Variants, &Variant{Name: v.name, File: &vf, Overrides: names, doc: vdoc, path: path})
+	}
+	if err := s.expandSweep(path, &f); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

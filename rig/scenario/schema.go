@@ -37,6 +37,9 @@ type File struct {
 	// Reproduction puts the published figures the scenario reproduces
 	// beside Savanna's, for docs/reproduction.md (simrun reproduce).
 	Reproduction []Reproduction `yaml:"reproduction"`
+	// Sweep runs every variant over a grid of dotted keys and several
+	// seeds (sweep.go).
+	Sweep *Sweep `yaml:"sweep"`
 }
 
 // Reproduction is one published figure and the expression over the
