@@ -125,7 +125,7 @@ func buildWrk(w *world, h *host, key string, node *yaml.Node) (string, runner, e
 		return "", nil, err
 	}
 	in := hs.instances[0]
-	g, err := apphttp.NewWrk(spec.WrkConfig, in, remote, rssPorts(hs.port, in.Iface().Addr(), remote, 0))
+	g, err := apphttp.NewWrk(spec.WrkConfig, in, remote, rssPorts(hs.port, remote, 0))
 	if err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}

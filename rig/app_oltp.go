@@ -148,7 +148,7 @@ func buildOLTPClient(w *world, h *host, key string, node *yaml.Node) (string, ru
 	}
 	var eps []oltp.Endpoint
 	for q, in := range hs.instances {
-		eps = append(eps, oltp.Endpoint{Instance: in, Remote: remote, Port: rssPorts(hs.port, in.Iface().Addr(), remote, q)})
+		eps = append(eps, oltp.Endpoint{Instance: in, Remote: remote, Port: rssPorts(hs.port, remote, q)})
 	}
 	c, err := oltp.NewClient(spec.ClientConfig, eps, w.eng.RNG("oltp-client:"+h.name))
 	if err != nil {

@@ -124,7 +124,7 @@ func buildRedisBenchmark(w *world, h *host, key string, node *yaml.Node) (string
 		return "", nil, err
 	}
 	in := hs.instances[0]
-	ports := rssPorts(hs.port, in.Iface().Addr(), remote, 0)
+	ports := rssPorts(hs.port, remote, 0)
 	b, err := redis.NewBenchmark(spec.BenchConfig, in, remote, ports)
 	if err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)

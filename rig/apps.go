@@ -77,7 +77,15 @@ func (w *world) clientSetup(h *host, key string, node *yaml.Node, spec clientSpe
 		return nil, tcp.Addr{}, err
 	}
 	remote, err := w.target(key, spec.targetAddr(), usualPort)
-	return hs, remote, err
+	if err != nil {
+		return nil, tcp.Addr{}, err
+	}
+	// One family per NIC: a client reaches a target of its own NIC's
+	// family only.
+	if local := hs.port.ip.Addr(); local.Is6() != remote.IP.Is6() {
+		return nil, tcp.Addr{}, w.v.Errorf(key+".target", "%s is not of the family of NIC %s's address %s", remote.IP, hs.port.name, local)
+	}
+	return hs, remote, nil
 }
 
 // runner is an app as the rig drives it.

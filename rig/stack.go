@@ -13,7 +13,6 @@ import (
 	"github.com/savanna-sim/savanna/internal/simhost"
 	"github.com/savanna-sim/savanna/rig/report"
 	"github.com/savanna-sim/savanna/sim/nic"
-	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
@@ -69,7 +68,7 @@ func (w *world) buildStack(h *host) error {
 			return w.v.Errorf(fmt.Sprintf("%s.cores[%d]", key, q), "%v", err)
 		}
 		in, err := lstack.New(lstack.Config{
-			Iface:      iface.Config{Address: p.ip.String()},
+			Iface:      ifaceConfig(p),
 			TCP:        tcpCfg,
 			Mode:       hs.mode,
 			TxOffloads: txOff,
@@ -119,6 +118,11 @@ func (hs *hostStack) figures(t report.Tree) {
 		t.AddStruct(pre+".instance", in.Stats())
 		t.AddStruct(pre+".tcp", in.TCP().Stats())
 		t.AddStruct(pre+".iface", in.Iface().Stats())
+		// Only hosts with IPv6 report its counters, so that IPv4
+		// reports keep their figures.
+		if in.Iface().HasIPv6() {
+			t.AddStruct(pre+".iface6", in.Iface().Stats6())
+		}
 	}
 }
 
@@ -130,29 +134,39 @@ func (w *world) stackApp(h *host, key string) (*hostStack, error) {
 	return h.stack, nil
 }
 
-// target parses the ip:port a load generator connects to (key.target);
-// the error's example uses the app's usual port.
+// target parses the ip:port a load generator connects to (key.target):
+// 10.0.0.1:6379, or [fd00::1]:6379 for IPv6 (RFC 3986 section 3.2.2's
+// brackets); the error's example uses the app's usual port.
 func (w *world) target(key, target string, usualPort int) (tcp.Addr, error) {
 	ap, err := netip.ParseAddrPort(target)
-	if err != nil || !ap.Addr().Is4() {
-		return tcp.Addr{}, w.v.Errorf(key+".target", "%q is not an IPv4 address and port such as 10.0.0.1:%d", target, usualPort)
+	if err == nil && ap.Addr().Zone() == "" && !ap.Addr().Is4In6() {
+		if a, ok := tcp.AddrFromNetip(ap); ok {
+			return a, nil
+		}
 	}
-	return tcp.AddrFrom4(ap.Addr().As4(), ap.Port()), nil
+	return tcp.Addr{}, w.v.Errorf(key+".target", "%q is not an address and port such as 10.0.0.1:%d or [fd00::1]:%d", target, usualPort, usualPort)
 }
 
 // rssPorts returns a picker of local ports whose replies from remote the
 // port's RSS steers to queue q, as user-space stacks choose source ports
 // for connections they open (each instance sees only its own queue). A
-// single-queue port takes any port.
-func rssPorts(p *port, local [4]byte, remote tcp.Addr, q int) func(int) uint16 {
+// single-queue port takes any port. The local address is the port's own
+// of remote's family.
+func rssPorts(p *port, remote tcp.Addr, q int) func(int) uint16 {
 	next := uint16(20000)
 	reta := p.dev.RETA()
 	if len(reta) == 0 || len(p.pools) < 2 {
 		return func(int) uint16 { next++; return next - 1 }
 	}
 	t := rss.NewTable(p.dev.RSSKey())
+	local := p.ip.Addr()
+	if remote.IP.Is6() {
+		return func(int) uint16 {
+			return rss.PortForQueue6(t, reta, q, remote.IP.As16(), local.As16(), remote.Port, &next, 20000, 65534)
+		}
+	}
 	return func(int) uint16 {
-		return rss.PortForQueue(t, reta, q, remote.IP.As4(), local, remote.Port, &next, 20000, 65534)
+		return rss.PortForQueue(t, reta, q, remote.IP.As4(), local.As4(), remote.Port, &next, 20000, 65534)
 	}
 }
 

@@ -103,7 +103,11 @@ func (w *world) warmNeighbors() {
 				continue
 			}
 			for _, in := range h.stack.instances {
-				in.Iface().AddNeighbor(w.eng.Now(), peer.ip.Addr().As4(), ether.Addr(peer.dev.MACAddr()))
+				if a := peer.ip.Addr(); a.Is6() {
+					in.Iface().AddNeighbor6(w.eng.Now(), a.As16(), ether.Addr(peer.dev.MACAddr()))
+				} else {
+					in.Iface().AddNeighbor(w.eng.Now(), a.As4(), ether.Addr(peer.dev.MACAddr()))
+				}
 			}
 		}
 	}

@@ -132,3 +132,45 @@ var _ = Describe("source ports for a queue", func() {
 		Expect(rss.PortForQueue(t, []uint16{0}, 1, remote, local, 1, &none, 1, 50)).To(BeZero())
 	})
 })
+
+func v6(s string) [16]byte { return netip.MustParseAddr(s).As16() }
+
+var _ = Describe("RSS over IPv6", func() {
+	// Microsoft's RSS verification suite for IPv6 ("Verifying the RSS
+	// Hash Calculation"; DPDK's test_thash uses the same vectors).
+	DescribeTable("the Toeplitz hash matches the Microsoft IPv6 verification vectors",
+		func(dst string, dport uint16, src string, sport uint16, ipOnly, withTCP uint32) {
+			key := rss.MicrosoftKey()
+			Expect(rss.HashIPv6Addrs(key, v6(src), v6(dst))).To(Equal(ipOnly))
+			Expect(rss.HashIPv6(key, v6(src), v6(dst), sport, dport)).To(Equal(withTCP))
+			in := rss.IPv6Input(v6(src), v6(dst), sport, dport)
+			tab := rss.NewTable(key)
+			Expect(tab.Hash(in[:32])).To(Equal(ipOnly))
+			Expect(tab.Hash(in[:])).To(Equal(withTCP))
+			var t rss.Tuple
+			s, d := v6(src), v6(dst)
+			t.Set(s[:], d[:], true, sport, dport)
+			Expect(t.Bytes()).To(Equal(in[:]))
+		},
+		Entry("[3ffe:2501:200:3::1]:1766", "3ffe:2501:200:3::1", uint16(1766), "3ffe:2501:200:1fff::7", uint16(2794), uint32(0x2cc18cd5), uint32(0x40207d3d)),
+		Entry("[ff02::1]:4739", "ff02::1", uint16(4739), "3ffe:501:8::260:97ff:fe40:efab", uint16(14230), uint32(0x0f0c461c), uint32(0xdde51bbf)),
+		Entry("[fe80::200:f8ff:fe21:67cf]:38024", "fe80::200:f8ff:fe21:67cf", uint16(38024), "3ffe:1900:4545:3:200:f8ff:fe21:67cf", uint16(44251), uint32(0x4b61e985), uint32(0x02d1feef)),
+	)
+
+	It("PortForQueue6 picks local ports whose IPv6 replies hash to the queue", func() {
+		key := rss.MicrosoftKey()
+		t := rss.NewTable(key)
+		reta := make([]uint16, 128)
+		rss.DefaultRETA(reta, 4)
+		remote, local := v6("fd00::1"), v6("fd00::2")
+		next := uint16(20000)
+		for q := range 4 {
+			p := rss.PortForQueue6(t, reta, q, remote, local, 6379, &next, 20000, 65534)
+			Expect(p).NotTo(BeZero())
+			in := rss.IPv6Input(remote, local, 6379, p)
+			Expect(rss.RETAQueue(reta, rss.Toeplitz(key, in[:]))).To(BeEquivalentTo(q))
+		}
+		none := uint16(1)
+		Expect(rss.PortForQueue6(t, []uint16{0}, 1, remote, local, 1, &none, 1, 50)).To(BeZero())
+	})
+})

@@ -60,6 +60,33 @@ func HashIPv4Addrs(key []byte, src, dst [4]byte) uint32 {
 	return Toeplitz(key, in[:])
 }
 
+// IPv6Input returns the 36-byte input of a TCP or UDP over IPv6 flow
+// (the RSSIPv6TCP/RSSIPv6UDP hash types of Microsoft's RSS
+// specification, without extension-header addresses): src, dst, sport,
+// dport.
+func IPv6Input(src, dst [16]byte, sport, dport uint16) [36]byte {
+	var in [36]byte
+	copy(in[0:16], src[:])
+	copy(in[16:32], dst[:])
+	binary.BigEndian.PutUint16(in[32:], sport)
+	binary.BigEndian.PutUint16(in[34:], dport)
+	return in
+}
+
+// HashIPv6 returns the Toeplitz hash under key of the TCP or UDP over
+// IPv6 flow from src:sport to dst:dport.
+func HashIPv6(key []byte, src, dst [16]byte, sport, dport uint16) uint32 {
+	in := IPv6Input(src, dst, sport, dport)
+	return Toeplitz(key, in[:])
+}
+
+// HashIPv6Addrs returns the Toeplitz hash under key of the IPv6
+// addresses alone (the RSSIPv6 hash type).
+func HashIPv6Addrs(key []byte, src, dst [16]byte) uint32 {
+	in := IPv6Input(src, dst, 0, 0)
+	return Toeplitz(key, in[:32])
+}
+
 // PortForQueue finds a local port for a connection to remote whose
 // replies the NIC's RSS steers to queue: the hash input of a reply is its
 // source (remoteIP, remotePort) then its destination (local, port). It
@@ -68,6 +95,24 @@ func HashIPv4Addrs(key []byte, src, dst [4]byte) uint32 {
 // user-space stack opening connections uses it to keep each connection on
 // the instance that owns the queue.
 func PortForQueue(t *Table, reta []uint16, queue int, remoteIP, local [4]byte, remotePort uint16, next *uint16, lo, hi uint16) uint16 {
+	return portForQueue(reta, queue, next, lo, hi, func(p uint16) uint32 {
+		in := IPv4Input(remoteIP, local, remotePort, p)
+		return t.Hash(in[:])
+	})
+}
+
+// PortForQueue6 is PortForQueue for a connection over IPv6: the reply's
+// hash input is the 36-byte IPv6 4-tuple (IPv6Input).
+func PortForQueue6(t *Table, reta []uint16, queue int, remoteIP, local [16]byte, remotePort uint16, next *uint16, lo, hi uint16) uint16 {
+	return portForQueue(reta, queue, next, lo, hi, func(p uint16) uint32 {
+		in := IPv6Input(remoteIP, local, remotePort, p)
+		return t.Hash(in[:])
+	})
+}
+
+// portForQueue is PortForQueue's search with the family's hash of a
+// candidate port.
+func portForQueue(reta []uint16, queue int, next *uint16, lo, hi uint16, hash func(uint16) uint32) uint16 {
 	for i := 0; i <= int(hi)-int(lo); i++ {
 		p := *next
 		if p < lo || p > hi {
@@ -78,8 +123,7 @@ func PortForQueue(t *Table, reta []uint16, queue int, remoteIP, local [4]byte, r
 		} else {
 			*next = p + 1
 		}
-		in := IPv4Input(remoteIP, local, remotePort, p)
-		if int(RETAQueue(reta, t.Hash(in[:]))) == queue {
+		if int(RETAQueue(reta, hash(p))) == queue {
 			return p
 		}
 	}

@@ -62,7 +62,7 @@ func validate(path string, doc *yaml.Node, f *File) error {
 			if n.IP != "" {
 				p, err := netip.ParsePrefix(n.IP)
 				if err != nil {
-					return errAt(nk+".ip", "%q is not an address with a prefix length such as 10.0.0.1/24", n.IP)
+					return errAt(nk+".ip", "%q is not an address with a prefix length such as 10.0.0.1/24 or fd00::1/64", n.IP)
 				}
 				for _, o := range addrs {
 					if o.addr == p.Addr() {

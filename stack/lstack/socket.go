@@ -47,6 +47,9 @@ func (in *Instance) Accept(m hw.Meter, l *tcp.Listener) (*tcp.Conn, bool) {
 // port; 0 picks one) to remote.
 func (in *Instance) Connect(m hw.Meter, localPort uint16, remote tcp.Addr) (*tcp.Conn, error) {
 	in.call(m)
+	if remote.IP.Is6() {
+		return in.tcp.Connect(m.Now(), tcp.Addr{IP: tcp.IPFrom16(in.ifc.Addr6()), Port: localPort}, remote)
+	}
 	return in.tcp.Connect(m.Now(), tcp.AddrFrom4(in.ifc.Addr(), localPort), remote)
 }
 
