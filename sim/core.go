@@ -184,7 +184,8 @@ func (c *Core) charge(layer int, op hw.CostOp, count int64) {
 		return
 	}
 	ps := c.prices[op] * count
-	c.stats.Ops[op] += count
+	// The all-layers count (CoreStats.Ops) is summed from the layers'
+	// when Stats is asked, not kept here: this runs for every charge.
 	s := &c.layerOps[layer][op]
 	s.Count += count
 	s.PS += ps
@@ -265,6 +266,9 @@ func (c *Core) Stats() CoreStats {
 	s.Layers = make([]LayerStats, 0, len(c.layerNames))
 	for i, name := range c.layerNames {
 		s.Layers = append(s.Layers, LayerStats{Layer: name, Ops: c.layerOps[i]})
+		for op, st := range c.layerOps[i] {
+			s.Ops[op] += st.Count
+		}
 	}
 	return s
 }

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -49,3 +50,55 @@ func BenchmarkEngineMillion(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*1e6/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkEngineShapes measures the queue under the schedules models
+// make besides BenchmarkEngine's: events for the current instant
+// (doorbells, a core's next turn), a wide spread of timers far ahead
+// (retransmission and keep-alive timers of many connections), and a mix.
+// Each reports events per second; allocations per event must be zero.
+func BenchmarkEngineShapes(b *testing.B) {
+	shapes := []struct {
+		name     string
+		inFlight int
+		delay    func(r *rand.Rand) time.Duration
+	}{
+		// Half the events at the current instant, half a few ns ahead.
+		{"now", 64, func(r *rand.Rand) time.Duration { return time.Duration(r.IntN(2) * r.IntN(8)) }},
+		// 100,000 timers from 1 µs to 1 s ahead.
+		{"timers-100k", 100_000, func(r *rand.Rand) time.Duration {
+			return time.Microsecond + time.Duration(r.Int64N(int64(time.Second)))
+		}},
+		// A data plane: many events within a microsecond, a few far.
+		{"mixed", 10_000, func(r *rand.Rand) time.Duration {
+			switch r.IntN(16) {
+			case 0:
+				return time.Duration(r.Int64N(int64(200 * time.Millisecond)))
+			case 1, 2, 3:
+				return 0
+			default:
+				return time.Duration(r.IntN(1000))
+			}
+		}},
+	}
+	for _, s := range shapes {
+		b.Run(s.name, func(b *testing.B) {
+			e := sim.NewEngine(1)
+			r := e.RNG("bench")
+			c := &chainOf{delay: func() time.Duration { return s.delay(r) }}
+			for i := 0; i < s.inFlight; i++ {
+				e.After(s.delay(r), c, uint64(i))
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				e.Step()
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// chainOf reschedules itself at a delay of its own distribution.
+type chainOf struct{ delay func() time.Duration }
+
+func (c *chainOf) Fire(e *sim.Engine, arg uint64) { e.After(c.delay(), c, arg) }
