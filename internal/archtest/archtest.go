@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -27,6 +28,8 @@ import (
 type Graph struct {
 	Module  string
 	Imports map[string][]string
+	// sources are the listed packages' folders and Go files.
+	sources []string
 }
 
 // Load runs `go list` in the module that contains dir and returns its
@@ -46,11 +49,28 @@ func Load(dir string) (*Graph, error) {
 		return nil, err
 	}
 	// -e: a package another change left broken still lists its imports.
-	out, err := goCmd(root, "list", "-e", "-json=ImportPath,Imports", "./...")
+	out, err := goCmd(root, "list", "-e", "-json=ImportPath,Imports,Dir,GoFiles", "./...")
 	if err != nil {
 		return nil, err
 	}
-	return parseList(strings.TrimSpace(mod), strings.NewReader(out))
+	g, err := parseList(strings.TrimSpace(mod), strings.NewReader(out))
+	if err != nil {
+		return nil, err
+	}
+	touchSources(root, g.sources)
+	return g, nil
+}
+
+// touchSources stats the module's root, every package's folder and its Go
+// files. go test caches a passing result by the files a test opened or
+// statted, and `go list` runs in a child process it does not see; without
+// this, a spec that passed would stay passed (cached) after a change
+// added a forbidden import.
+func touchSources(root string, files []string) {
+	_, _ = os.Stat(root)
+	for _, f := range files {
+		_, _ = os.Stat(f)
+	}
 }
 
 func goCmd(dir string, args ...string) (string, error) {
@@ -72,6 +92,8 @@ func parseList(module string, r io.Reader) (*Graph, error) {
 		var p struct {
 			ImportPath string
 			Imports    []string
+			Dir        string
+			GoFiles    []string
 		}
 		if err := dec.Decode(&p); err == io.EOF {
 			break
@@ -81,6 +103,12 @@ func parseList(module string, r io.Reader) (*Graph, error) {
 		rel, ok := g.rel(p.ImportPath)
 		if !ok {
 			continue
+		}
+		if p.Dir != "" {
+			g.sources = append(g.sources, p.Dir)
+			for _, f := range p.GoFiles {
+				g.sources = append(g.sources, filepath.Join(p.Dir, f))
+			}
 		}
 		imps := []string{}
 		for _, imp := range p.Imports {
