@@ -3,15 +3,14 @@ package qatdev
 import (
 	"errors"
 	"fmt"
+	"github.com/savanna-sim/savanna/internal/unixsock"
 	"net"
-	"os"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/sim/qat"
-	"golang.org/x/sys/unix"
 )
 
 // Config is a device process's configuration.
@@ -91,18 +90,10 @@ func (s *Server) Service() *qat.Service { return s.svc }
 // Listen binds the socket at path. A stale socket file (nothing accepts
 // on it) is removed first; a live one is an error.
 func (s *Server) Listen(path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
-		if c, err := net.Dial("unix", path); err == nil {
-			_ = c.Close()
-			return fmt.Errorf("qatdev: listen %s: a device process already serves it", path)
-		}
-		_ = os.Remove(path)
-	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	ln, err := unixsock.Listen(path, "a device process")
 	if err != nil {
-		return fmt.Errorf("qatdev: listen: %w", err)
+		return fmt.Errorf("qatdev: %w", err)
 	}
-	ln.SetUnlinkOnClose(true)
 	s.mu.Lock()
 	s.ln, s.path = ln, path
 	s.mu.Unlock()
@@ -118,21 +109,14 @@ func (s *Server) Serve() error {
 		return errors.New("qatdev: serve before listen")
 	}
 	for {
-		c, err := ln.AcceptUnix()
+		c, err := unixsock.Accept(ln, s.isClosed)
 		if err != nil {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if closed {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			return fmt.Errorf("qatdev: accept: %w", err)
+			return fmt.Errorf("qatdev: %w", err)
 		}
-		pid, err := peerPID(c)
+		if c == nil {
+			return nil
+		}
+		pid, err := unixsock.PeerPID(c)
 		if err != nil {
 			_ = c.Close()
 			continue
@@ -174,24 +158,11 @@ func (s *Server) Close() error {
 	return err
 }
 
-// peerPID is the PID the kernel records for the connection's peer
-// (SO_PEERCRED, socket(7)): a process cannot claim another's.
-func peerPID(c *net.UnixConn) (int, error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return 0, fmt.Errorf("qatdev: peer credentials: %w", err)
-	}
-	var cred *unix.Ucred
-	var serr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, serr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return 0, fmt.Errorf("qatdev: peer credentials: %w", err)
-	}
-	if serr != nil {
-		return 0, fmt.Errorf("qatdev: SO_PEERCRED: %w", serr)
-	}
-	return int(cred.Pid), nil
+// isClosed reports whether Close was called.
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 // Telemetry returns the statistics now.

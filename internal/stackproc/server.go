@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/savanna-sim/savanna/internal/unixsock"
 	"net"
 	"os"
 	"sort"
@@ -79,18 +80,10 @@ func NewServer(cfg Config) (*Server, error) {
 // a program on the stack, as any may open a TCP socket). A stale socket
 // file is removed first; a live one is an error.
 func (s *Server) Listen(path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
-		if c, err := net.Dial("unix", path); err == nil {
-			_ = c.Close()
-			return fmt.Errorf("stackproc: listen %s: a stack process already serves it", path)
-		}
-		_ = os.Remove(path)
-	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	ln, err := unixsock.Listen(path, "a stack process")
 	if err != nil {
-		return fmt.Errorf("stackproc: listen: %w", err)
+		return fmt.Errorf("stackproc: %w", err)
 	}
-	ln.SetUnlinkOnClose(true)
 	_ = os.Chmod(path, 0o666)
 	s.mu.Lock()
 	s.ln, s.path = ln, path
@@ -107,19 +100,12 @@ func (s *Server) Serve() error {
 		return errors.New("stackproc: serve before listen")
 	}
 	for {
-		c, err := ln.AcceptUnix()
+		c, err := unixsock.Accept(ln, s.isClosed)
 		if err != nil {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if closed {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			return fmt.Errorf("stackproc: accept: %w", err)
+			return fmt.Errorf("stackproc: %w", err)
+		}
+		if c == nil {
+			return nil
 		}
 		s.mu.Lock()
 		if s.closed {
@@ -175,7 +161,7 @@ func (s *Server) badHello(c *net.UnixConn, errno unix.Errno, format string, a ..
 // hello reads a process's hello, hands it its memfd and doorbells, and
 // serves it until its connection closes.
 func (s *Server) hello(c *net.UnixConn) {
-	pid, err := peerPID(c)
+	pid, err := unixsock.PeerPID(c)
 	if err != nil {
 		s.badHello(c, unix.EPERM, "%v", err)
 		return
@@ -233,24 +219,11 @@ func readFull(c *net.UnixConn, b []byte) (int, error) {
 	return n, nil
 }
 
-// peerPID is the PID the kernel records for the peer (SO_PEERCRED,
-// socket(7)), as internal/qatdev reads it.
-func peerPID(c *net.UnixConn) (int, error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return 0, fmt.Errorf("stackproc: peer credentials: %w", err)
-	}
-	var cred *unix.Ucred
-	var serr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, serr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return 0, fmt.Errorf("stackproc: peer credentials: %w", err)
-	}
-	if serr != nil {
-		return 0, fmt.Errorf("stackproc: SO_PEERCRED: %w", serr)
-	}
-	return int(cred.Pid), nil
+// isClosed reports whether Close was called.
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 // Stats are every process's statistics, finished ones first, then those
