@@ -190,7 +190,9 @@ func (i *Interface) icmp6Input(now time.Duration, res ipv6.Result, linkMcast boo
 		if q, err := icmpv6.Invoking(r.Data); err == nil && i.IsAssigned6(q.Src()) {
 			// RFC 8201 section 4: lower the estimate for the quoted
 			// destination (never below 1280, never up).
-			v.pmtu.PacketTooBig(now, q.Dst(), r.MTU)
+			if v.pmtu.PacketTooBig(now, q.Dst(), r.MTU) == ipv6.PMTULowered {
+				i.pathMTULowered(now, q.Dst())
+			}
 		}
 		i.icmp6ErrorInput(now, src, r)
 	default:

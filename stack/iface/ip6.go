@@ -50,6 +50,8 @@ type v6State struct {
 	// section 5.4.5); IPv6 input and output stop.
 	disabled bool
 	onEcho   EchoHandler6
+	// onPathMTU is told of lowered path MTUs (SetPathMTUHandler6).
+	onPathMTU PathMTUHandler6
 }
 
 // EchoHandler6 receives ICMPv6 echo replies (for ping -6).

@@ -98,9 +98,9 @@ func (s *SegmentSender) SendSegment6(now time.Duration, src, dst ipv6.Addr, labe
 
 // opts6 are the sender's options for one IPv6 segment. TCP's DontFrag
 // is not carried over: an IPv6 source may fragment (RFC 8200 section
-// 5), which keeps a connection going when a Packet Too Big lowered the
-// path below the MSS it negotiated, as the engine does not re-read the
-// path MSS (PathMSS6) mid-connection.
+// 5), which keeps a connection going while a Packet Too Big lowered the
+// path below the MSS it negotiated, until the engine has lowered it
+// (SetPathMTUHandler6).
 func (s *SegmentSender) opts6(src ipv6.Addr, label uint32) OutputOptions6 {
 	return OutputOptions6{TrafficClass: s.opts.TOS, HopLimit: s.opts.TTL, FlowLabel: label, Checksum: s.opts.Checksum, Src: src}
 }

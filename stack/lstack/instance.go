@@ -213,6 +213,7 @@ func New(cfg Config, dev hw.EthDev, queue int, pool hw.Mempool, rng *rand.Rand) 
 	if err := ifc.RegisterTransport(ipv4.ProtoTCP, (*tcpInput)(in)); err != nil {
 		return nil, fmt.Errorf("lstack: %w", err)
 	}
+	followPathMTU(ifc, ts)
 	in.ifc, in.tcp = ifc, ts
 	return in, nil
 }

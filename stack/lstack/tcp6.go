@@ -120,3 +120,28 @@ func (t *tcpInput) input6(now time.Duration, s iface.Segment) {
 	}
 	t.tcp.InputVerified(now, tcp.IPFrom16(s.Src6), tcp.IPFrom16(s.Dst6), s.Payload)
 }
+
+// PathMSS implements tcp.PathMSSer: the MSS the path MTU cache allows
+// to an IPv6 destination once a Packet Too Big lowered it below the
+// link's (RFC 8201), else 0, so that a connection opened afterwards
+// starts at the lowered size while every other keeps the MSS the link
+// gives it.
+func (o *tcpOutput) PathMSS(now time.Duration, dst tcp.IP) int {
+	if !dst.Is6() || !o.ifc.HasIPv6() {
+		return 0
+	}
+	if o.ifc.PathMTU6(now, dst.As16()) >= o.ifc.MTU() {
+		return 0
+	}
+	return o.ifc.PathMSS6(now, dst.As16())
+}
+
+// followPathMTU has the interface tell the engine of every path MTU a
+// Packet Too Big lowered, so that the connections to that destination
+// send segments that fit from then on (RFC 8201 section 5.2) instead of
+// being fragmented at the source.
+func followPathMTU(ifc *iface.Interface, ts *tcp.Stack) {
+	ifc.SetPathMTUHandler6(func(_ time.Duration, dst ipv6.Addr, mtu int) {
+		ts.LowerPathMSS(tcp.IPFrom16(dst), ipv6.MSSForMTU(mtu))
+	})
+}

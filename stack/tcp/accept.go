@@ -29,6 +29,9 @@ type Listener struct {
 	// ready list), with the application's data for its events.
 	set     *EventSet
 	setData any
+	// v6only: an IPv6 listener takes IPv6 segments only (IPV6_V6ONLY;
+	// see SetV6Only).
+	v6only bool
 }
 
 // Listen opens a listener on addr:port with an accept queue of backlog

@@ -104,6 +104,10 @@ func (c *Conn) negotiate(r *Repr, now time.Duration) {
 		peerMSS = int(r.MSS)
 	}
 	mss := minInt(peerMSS, int(c.advMSS))
+	if p := c.s.pathMSS(now, c.id.remoteAddr); p > 0 {
+		// A path MTU already lowered (RFC 9293 section 3.7.1: MMS_S).
+		mss = minInt(mss, p)
+	}
 	c.wsOK = cfg.WindowScaling && r.HasWScale
 	if c.wsOK {
 		c.sndWscale = r.WScale

@@ -239,14 +239,19 @@ func (s *Stack) input(now time.Duration, src, dst IP, seg []byte, verified bool)
 }
 
 // lookupListener finds the listener of a segment to addr:port: one bound
-// to that address, else the wildcard of addr's family (an IPv4 segment
-// never reaches a listener on ::, nor an IPv6 one a listener on 0.0.0.0).
+// to that address, else the wildcard of addr's family, else, for an IPv4
+// segment, a dual-stack IPv6 listener (see dualStackListener). An IPv6
+// segment never reaches a listener on 0.0.0.0, as an AF_INET socket
+// never sees IPv6.
 func (s *Stack) lookupListener(addr IP, port uint16) *Listener {
 	if l, ok := s.listeners[listenKey{addr, port}]; ok {
 		return l
 	}
 	if l, ok := s.listeners[listenKey{addr.unspecified(), port}]; ok {
 		return l
+	}
+	if addr.Is4() {
+		return s.dualStackListener(addr, port)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@
 // steer frames that are not IP to queue 0, yet every instance keeps its
 // own neighbour cache, so the instance that receives an ARP frame gives
 // each of its peers a copy, which the peer handles on its own turn.
+// IPv6's Neighbor Solicitations and Advertisements (RFC 4861) are shared
+// the same way: they are ARP's counterpart, and RSS hashes each to a single queue.
 //
 // Both drivers use it: in virtual time one goroutine polls every
 // instance, in real time each lcore goroutine polls its own (stack/rt).
@@ -19,7 +21,6 @@ import (
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/internal/spsc"
-	"github.com/savanna-sim/savanna/stack/ether"
 )
 
 // RingSize is the room of each hand-off from one member to another. ARP
@@ -94,21 +95,15 @@ func newRing() *spsc.Ring[*hw.Mbuf] {
 	return r
 }
 
-// isARP reports whether frame is an ARP frame, past one VLAN tag (the
-// network layer accepts a tagged frame, and the NIC steers it to queue
-// 0 as it does any frame that is not IP).
-func isARP(frame []byte) bool {
-	f, err := ether.Check(frame)
-	return err == nil && f.EtherType() == ether.TypeARP
-}
-
 // Share hands member from's peers a copy of m, at now on from's turn, if
-// m is an ARP frame, and returns how many copies it handed over. m stays
+// m is an ARP frame or an IPv6 Neighbor Solicitation or Advertisement
+// (isShared; past one VLAN tag, as the network layer accepts a tagged
+// frame), and returns how many copies it handed over. m stays
 // the caller's: it is neither freed nor handed back to from. A copy for
 // which there is no mbuf or no room is dropped and counted for the peer
 // (NoMbuf, Dropped). Only member from's goroutine calls Share(from, ...).
 func (g *Group) Share(from int, now time.Duration, m *hw.Mbuf) int {
-	if len(g.members) < 2 || !isARP(m.Data()) {
+	if len(g.members) < 2 || !isShared(m.Data()) {
 		return 0
 	}
 	src := g.members[from]
