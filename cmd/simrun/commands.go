@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -122,6 +123,7 @@ func cmdRunWith(args []string, stdout, stderr io.Writer, notify func() (<-chan o
 	var figures globList
 	fs.Var(&figures, "figures", "print only the figures whose dotted path matches this glob (after the summary; repeat for more): each dot-separated part matches one name as path.Match does (* ? [a-z]), ** any number of names; the path may start with the variant; a glob matching nothing is an error")
 	sweep := sweepFlagsOn(fs)
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run (runtime/pprof; read it with go tool pprof) to this file")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simrun run FILE|NAME [--seed N] [--format table|json|md] [--out DIR] [--timing] [--progress] [--max-wall D] [--figures GLOB]... [-j K] [--shard I/N|auto] [--shard-count N] [--sweep=false]")
 		fs.PrintDefaults()
@@ -162,12 +164,38 @@ func cmdRunWith(args []string, stdout, stderr io.Writer, notify func() (<-chan o
 		printErr(stderr, err)
 		return 2
 	}
+	if *cpuprofile != "" {
+		stop, err := startCPUProfile(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun run: --cpuprofile: %v\n", err)
+			return 2
+		}
+		defer stop()
+	}
 	signals, release := notify()
 	defer release()
 	if sweep.wanted(s) {
 		return executeSweep(s, f, sweep, signals, release, stdout, stderr)
 	}
 	return execute(s, f, signals, release, stdout, stderr)
+}
+
+// startCPUProfile starts runtime/pprof's CPU profile into path; stop ends
+// it and closes the file. The profile covers the run and its report, not
+// the parsing of flags and scenario.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("creating the profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("starting the profile into %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }
 
 // printErr prints an error, each of its lines (errors.Join puts one

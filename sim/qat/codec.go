@@ -20,9 +20,10 @@ type codec struct {
 	fixed    *fixedEncoder
 	out      spaceWriter
 	scratch  *inflater // stateless decompression
+	memo     *deflateMemo
 }
 
-func newCodec() *codec { return &codec{} }
+func newCodec() *codec { return &codec{memo: newDeflateMemo()} }
 
 // errOutOfSpace is what spaceWriter returns when the destination is full.
 var errOutOfSpace = errors.New("destination full")
@@ -105,18 +106,7 @@ func (c *codec) compress(op *hw.CompOp, gen Generation) (int, int) {
 		}
 		err = c.fixed.encode(&c.out, op.Src, windowLog(op.Xform.WindowLog), op.Flush == hw.FlushFinal)
 	default:
-		var w *flate.Writer
-		w, err = c.writer(HardwareLevel(gen, level), windowLog(op.Xform.WindowLog))
-		if err == nil {
-			w.Reset(&c.out)
-			if _, err = w.Write(op.Src); err == nil {
-				if op.Flush == hw.FlushFinal {
-					err = w.Close()
-				} else {
-					err = w.Flush()
-				}
-			}
-		}
+		err = c.deflate(op, HardwareLevel(gen, level), windowLog(op.Xform.WindowLog))
 	}
 	switch {
 	case errors.Is(err, errOutOfSpace) || c.out.full:
@@ -134,6 +124,40 @@ func (c *codec) compress(op *hw.CompOp, gen Generation) (int, int) {
 	op.Consumed, op.Produced = len(op.Src), c.out.n
 	op.Checksum = checksum(op.Xform.Checksum, op.InputChecksum, op.Src)
 	return op.Consumed, op.Produced
+}
+
+// deflate compresses op.Src into c.out with klauspost's writer, or copies
+// the memo's output of the same compression. The device fails an op whose
+// output does not fit its destination; spaceWriter fails exactly when the
+// whole output is longer than the destination, so a remembered output
+// longer than op.Dst fails the same way.
+func (c *codec) deflate(op *hw.CompOp, level, wl int) error {
+	final := op.Flush == hw.FlushFinal
+	klevel := level
+	if wl < 15 {
+		klevel = 0 // the windowed encoder has no level
+	}
+	k := c.memo.key(klevel, wl, final, op.Src)
+	if out, ok := c.memo.get(k); ok {
+		_, err := c.out.Write(out)
+		return err
+	}
+	w, err := c.writer(level, wl)
+	if err != nil {
+		return err
+	}
+	w.Reset(&c.out)
+	if _, err = w.Write(op.Src); err == nil {
+		if final {
+			err = w.Close()
+		} else {
+			err = w.Flush()
+		}
+	}
+	if err == nil && !c.out.full {
+		c.memo.put(k, c.out.dst[:c.out.n])
+	}
+	return err
 }
 
 // windowLog returns the effective window log (0 means 15).
