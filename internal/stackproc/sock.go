@@ -409,8 +409,10 @@ func (k *sock) writer(c *gonet.Conn) {
 		}
 		if k.shutReq.Load() && !shut && !failed {
 			shut = true
-			_ = c.CloseWrite()
+			// WDONE first: the peer may see the FIN and answer before
+			// a flag set after it would show (EPOLLHUP needs both).
 			k.p.mem.u32(k.off + sFlags).Or(fWDone)
+			_ = c.CloseWrite()
 			k.p.notify(k.slot)
 		}
 		if closing() {

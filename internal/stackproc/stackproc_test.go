@@ -52,7 +52,14 @@ var _ = Describe("the shared-memory layout", func() {
 		defer sm.close()
 		const slot, bytes = 2, 1 << 20
 		cmd := exec.Command(filepath.Join(dir, "ringcheck"), "3", strconv.Itoa(slot), strconv.Itoa(bytes))
-		cmd.ExtraFiles = []*os.File{os.NewFile(uintptr(sm.fd), "memfd")}
+		// A duplicate for the os.File: its finalizer closes what it holds,
+		// and sm.close closes sm.fd, so one number must not be both (a
+		// later spec's fresh descriptor would be closed under it).
+		dup, err := unix.Dup(sm.fd)
+		Expect(err).NotTo(HaveOccurred())
+		memf := os.NewFile(uintptr(dup), "memfd")
+		defer memf.Close()
+		cmd.ExtraFiles = []*os.File{memf}
 		out := &syncBuf{}
 		cmd.Stdout, cmd.Stderr = out, out
 		Expect(cmd.Start()).To(Succeed())

@@ -424,6 +424,7 @@ static ssize_t do_send(struct sv_fd *f, const struct iovec *iov, int iovcnt, int
 		total += put;
 		if (put)
 			continue;
+		__atomic_fetch_add(&f->nospace, 1, __ATOMIC_RELAXED);
 		if (nonblock) {
 			if (total)
 				return (ssize_t)total;
@@ -487,6 +488,7 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 EXPORT int close(int fd)
 {
 	sv_resolve();
+	sv_closed(fd); /* an epoll set, or a socket in epoll sets */
 	struct sv_fd *f = sv_owned(fd);
 	if (!f)
 		return sv_real.close(fd);

@@ -30,7 +30,10 @@ static void resolve(void)
 	R(socket); R(bind); R(listen); R(accept); R(accept4); R(connect); R(read); R(write); R(recv); R(send);
 	R(recvfrom); R(sendto); R(readv); R(writev); R(close); R(shutdown); R(setsockopt); R(getsockopt);
 	R(getsockname); R(getpeername); R(fcntl); R(ioctl);
+	R(epoll_create); R(epoll_create1); R(epoll_ctl); R(epoll_wait); R(epoll_pwait); R(poll); R(ppoll); R(select);
+	R(pselect);
 #undef R
+	sv_real.epoll_pwait2 = dlsym(RTLD_NEXT, "epoll_pwait2"); /* glibc 2.35 on */
 	sv_real.read_chk = dlsym(RTLD_NEXT, "__read_chk");
 	sv_real.recv_chk = dlsym(RTLD_NEXT, "__recv_chk");
 	sv_real.recvfrom_chk = dlsym(RTLD_NEXT, "__recvfrom_chk");
@@ -261,6 +264,8 @@ void sv_count(int call, int refused)
 		__atomic_fetch_add(sv_u64(sv_mem, SV_H_COUNTERS + (size_t)call * 16 + (refused ? 8 : 0)), 1, __ATOMIC_RELAXED);
 }
 
+int sv_bell(void) { return to_app; }
+
 /* alive reports whether the stack process still holds our connection. */
 static int alive(void)
 {
@@ -389,3 +394,5 @@ int64_t sv_request(int op, int slot, int arg, struct sockaddr_in *addr)
 }
 
 SV_HIDDEN int sv_inherited(int fd) { return inherited(fd); }
+
+int sv_alive(void) { return alive(); }

@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <netinet/in.h>
@@ -38,6 +42,16 @@ struct sv_real {
 	int (*ioctl)(int, unsigned long, ...);
 	ssize_t (*read_chk)(int, void *, size_t, size_t);
 	ssize_t (*recv_chk)(int, void *, size_t, size_t, int);
+	int (*epoll_create)(int);
+	int (*epoll_create1)(int);
+	int (*epoll_ctl)(int, int, int, struct epoll_event *);
+	int (*epoll_wait)(int, struct epoll_event *, int, int);
+	int (*epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+	int (*epoll_pwait2)(int, struct epoll_event *, int, const struct timespec *, const sigset_t *);
+	int (*poll)(struct pollfd *, nfds_t, int);
+	int (*ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+	int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+	int (*pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *);
 	ssize_t (*recvfrom_chk)(int, void *, size_t, size_t, int, struct sockaddr *, socklen_t *);
 };
 SV_HIDDEN extern struct sv_real sv_real;
@@ -49,6 +63,7 @@ struct sv_fd {
 	int32_t slot;  /* -1: not owned */
 	uint32_t nonblock;
 	uint32_t shut_rd;
+	uint32_t nospace; /* bumped when a write found the send ring full (Linux's SOCK_NOSPACE: EPOLLET's EPOLLOUT edge) */
 	int32_t opts[8]; /* SO_REUSEADDR, SO_REUSEPORT, SO_KEEPALIVE, TCP_NODELAY, SO_RCVBUF, SO_SNDBUF, SO_LINGER on, linger s */
 };
 enum { SV_O_REUSEADDR, SV_O_REUSEPORT, SV_O_KEEPALIVE, SV_O_NODELAY, SV_O_RCVBUF, SV_O_SNDBUF, SV_O_LINGER, SV_O_LINGER_S };
@@ -75,6 +90,9 @@ SV_HIDDEN int64_t sv_request(int op, int slot, int arg, struct sockaddr_in *addr
 /* Blocks until pred(slot) holds, the stack process goes away (-1
  * ENETDOWN) or, when timeout_ms >= 0, the time passes (0 with pred
  * false). pred is called again after every change of the slot. */
+SV_HIDDEN int sv_bell(void);  /* the doorbell toward the application (an eventfd, nonblocking) */
+SV_HIDDEN int sv_alive(void); /* the stack process still holds the connection */
+SV_HIDDEN void sv_closed(int fd); /* close(fd) is about to happen: svpoll.c forgets it */
 SV_HIDDEN int sv_wait(int slot, int (*pred)(int slot), int timeout_ms);
 
 static inline uint32_t *sv_u32(uint8_t *base, size_t off) { return (uint32_t *)(base + off); }
