@@ -1,17 +1,9 @@
 package arpshare
 
-import "github.com/savanna-sim/savanna/stack/ether"
-
-// IPv6 and ICMPv6 constants the classifier reads: the fixed header's
-// length and the offset of its Next Header field (RFC 8200 section 3),
-// ICMPv6's next header value (RFC 4443 section 1), and Neighbor
-// Solicitation's and Advertisement's types (RFC 4861 section 4.3, 4.4).
-const (
-	ipv6HeaderLen  = 40
-	ipv6NextHeader = 6
-	nextICMPv6     = 58
-	typeNS         = 135
-	typeNA         = 136
+import (
+	"github.com/savanna-sim/savanna/stack/ether"
+	"github.com/savanna-sim/savanna/stack/icmpv6"
+	"github.com/savanna-sim/savanna/stack/ipv6"
 )
 
 // isShared reports whether frame is one the port's instances must each
@@ -38,12 +30,12 @@ func isShared(frame []byte) bool {
 	case ether.TypeARP:
 		return true
 	case ether.TypeIPv6:
-		p := f.Payload()
-		if len(p) <= ipv6HeaderLen || p[0]>>4 != 6 || p[ipv6NextHeader] != nextICMPv6 {
+		p := ipv6.Packet(f.Payload())
+		if len(p) <= ipv6.HeaderLen || p.Version() != 6 || p.NextHeader() != ipv6.NextICMPv6 {
 			return false
 		}
-		t := p[ipv6HeaderLen]
-		return t == typeNS || t == typeNA
+		t := icmpv6.Header(p[ipv6.HeaderLen:]).Type()
+		return t == icmpv6.TypeNeighborSolicitation || t == icmpv6.TypeNeighborAdvertisement
 	}
 	return false
 }
