@@ -83,28 +83,41 @@ func stackServer(srv *stackproc.Server) string {
 	return path
 }
 
+// program returns the path of a built C test program and the LD_PRELOAD
+// value that runs it on Savanna's stack: the plain build, or the
+// AddressSanitizer one, whose runtime must be preloaded first.
+func program(dir, name string, asan bool) (bin, preload string) {
+	bin, lib := filepath.Join(dir, name), filepath.Join(dir, "libsavanna_preload.so")
+	if !asan {
+		return bin, lib
+	}
+	out, err := exec.Command("gcc", "-print-file-name=libasan.so").Output()
+	Expect(err).NotTo(HaveOccurred())
+	lib = filepath.Join(dir, "asan", "libsavanna_preload.so")
+	return filepath.Join(dir, "asan", name), strings.TrimSpace(string(out)) + " " + lib
+}
+
+// twoStacks returns two stack processes' servers joined by an in-memory
+// wire (two hosts, no kernel in the data path) and their sockets.
+func twoStacks() (a, b *stackproc.Server, pa, pb string) {
+	rp, err := livetest.NewRingPair(1, 1)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(rp.Stop)
+	a, err = stackproc.NewServer(stackproc.Config{Runtime: rp.A})
+	Expect(err).NotTo(HaveOccurred())
+	b, err = stackproc.NewServer(stackproc.Config{Runtime: rp.B})
+	Expect(err).NotTo(HaveOccurred())
+	return a, b, stackServer(a), stackServer(b)
+}
+
 var _ = Describe("echotrace, a blocking echo client and server", func() {
 	DescribeTable("returns the same from every call on Linux's stack and preloaded on Savanna's, two stack processes on an in-memory wire",
 		func(asan bool) {
 			dir := needBuild()
-			bin, lib := filepath.Join(dir, "echotrace"), filepath.Join(dir, "libsavanna_preload.so")
-			preload := lib
-			if asan {
-				out, err := exec.Command("gcc", "-print-file-name=libasan.so").Output()
-				Expect(err).NotTo(HaveOccurred())
-				bin, lib = filepath.Join(dir, "asan", "echotrace"), filepath.Join(dir, "asan", "libsavanna_preload.so")
-				preload = strings.TrimSpace(string(out)) + " " + lib
-			}
+			bin, preload := program(dir, "echotrace", asan)
 			linuxSrv, linuxCli := pair(nil, nil, bin, "127.0.0.1", 17711)
 
-			rp, err := livetest.NewRingPair(1, 1)
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(rp.Stop)
-			a, err := stackproc.NewServer(stackproc.Config{Runtime: rp.A})
-			Expect(err).NotTo(HaveOccurred())
-			b, err := stackproc.NewServer(stackproc.Config{Runtime: rp.B})
-			Expect(err).NotTo(HaveOccurred())
-			pa, pb := stackServer(a), stackServer(b)
+			a, b, pa, pb := twoStacks()
 			svSrv, svCli := pair([]string{"LD_PRELOAD=" + preload, "SAVANNA_STACK=" + pa},
 				[]string{"LD_PRELOAD=" + preload, "SAVANNA_STACK=" + pb}, bin, "10.9.0.1", 17711)
 

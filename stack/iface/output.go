@@ -12,19 +12,24 @@ import (
 // AllocTransport returns an empty mbuf whose headroom holds at least
 // HeaderRoom bytes, for a transport to append its header and data to and
 // pass to OutputIPv4; nil (counted in tx.no_mbuf) when the pool is empty.
-func (i *Interface) AllocTransport() *hw.Mbuf {
+func (i *Interface) AllocTransport() *hw.Mbuf { return i.allocWithHeadroom(HeaderRoom) }
+
+// allocWithHeadroom returns an empty mbuf with at least room bytes of
+// headroom for the headers below a transport's; nil when the pool is
+// empty (tx.no_mbuf) or its buffers are too small (tx.no_headroom).
+func (i *Interface) allocWithHeadroom(room int) *hw.Mbuf {
 	m := i.link.Alloc()
 	if m == nil {
 		i.stats.Tx.NoMbuf++
 		return nil
 	}
-	if m.Headroom() < HeaderRoom {
-		if len(m.Buf) < HeaderRoom {
+	if m.Headroom() < room {
+		if len(m.Buf) < room {
 			i.stats.Tx.NoHeadroom++
 			m.Free()
 			return nil
 		}
-		m.DataOff = HeaderRoom
+		m.DataOff = room
 	}
 	return m
 }

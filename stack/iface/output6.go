@@ -32,22 +32,7 @@ type OutputOptions6 struct {
 // AllocTransport6 returns an empty mbuf whose headroom holds at least
 // HeaderRoom6 bytes, for OutputIPv6; nil (tx.no_mbuf) when the pool is
 // empty.
-func (i *Interface) AllocTransport6() *hw.Mbuf {
-	m := i.link.Alloc()
-	if m == nil {
-		i.stats.Tx.NoMbuf++
-		return nil
-	}
-	if m.Headroom() < HeaderRoom6 {
-		if len(m.Buf) < HeaderRoom6 {
-			i.stats.Tx.NoHeadroom++
-			m.Free()
-			return nil
-		}
-		m.DataOff = HeaderRoom6
-	}
-	return m
-}
+func (i *Interface) AllocTransport6() *hw.Mbuf { return i.allocWithHeadroom(HeaderRoom6) }
 
 // local6 is the address errors and echo replies come from when the
 // packet they answer was not to one of our unicast addresses (RFC 4443
