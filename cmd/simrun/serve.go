@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -27,12 +28,13 @@ import (
 	"github.com/savanna-sim/savanna/stack/gonet"
 	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/ndp"
 	"github.com/savanna-sim/savanna/stack/rt"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
-const serveUsage = `Usage: simrun serve [--backend tap] --tap NAME --ip CIDR --app kv|echo --port N [--cores K] [--mac M]
-       simrun serve --backend dpdk --eal "EAL ARGS" [--dpdk-port NAME] --ip CIDR --app kv|echo --port N [--cores K]
+const serveUsage = `Usage: simrun serve [--backend tap] --tap NAME --ip CIDR[,CIDR] --app kv|echo --port N [--cores K] [--mac M]
+       simrun serve --backend dpdk --eal "EAL ARGS" [--dpdk-port NAME] --ip CIDR[,CIDR] --app kv|echo --port N [--cores K]
        [--metrics ADDR] [--qat SOCKET] [--ctl PATH|none] [--log-level debug|info|warn|error]
        [--memory-limit SIZE] [--maxmemory SIZE|none] [--maxclients N] [--timeout D]
        [--proto-max-bulk-len SIZE] [--client-query-buffer-limit SIZE]
@@ -41,6 +43,14 @@ const serveUsage = `Usage: simrun serve [--backend tap] --tap NAME --ip CIDR --a
 
 Runs Savanna's stack in real time with an app, until SIGINT or SIGTERM;
 then prints statistics and exits 0.
+
+--ip gives the stack's addresses with their prefix: an IPv4 one, an IPv6
+one or one of each, repeated or comma-separated (--ip 10.77.0.2/24 --ip
+fd00::2/64, or --ip 10.77.0.2/24,fd00::2/64). With IPv6 the stack also
+forms its link-local address from the MAC, runs Neighbor Discovery and
+Duplicate Address Detection (an address found in use is logged, counted
+in ndp.dad_duplicates and not used), and the app listens on both
+families ([::], IPV6_V6ONLY off).
 
 The tap backend (the default) runs on a Linux TAP device whose kernel side
 is brought up; give it an address on the same subnet to talk to the stack
@@ -78,9 +88,13 @@ const maxParkDPDK = 200 * time.Microsecond
 // flag adds a field here, a line in parseServeFlags and, when it can be
 // refused, a check there.
 type serveConfig struct {
-	port    serveOpts
+	port serveOpts
+	// cidr and ip are the IPv4 address (--ip), "" and nil for none;
+	// cidr6 and ip6 the IPv6 one.
 	cidr    string
 	ip      net.IP
+	cidr6   string
+	ip6     netip.Addr
 	gateway string
 	app     string
 	appPort int
@@ -88,6 +102,10 @@ type serveConfig struct {
 	spin    time.Duration
 	maxPark time.Duration
 	json    bool
+
+	// dadTransmits is --dad-transmits: DAD's solicitations per IPv6
+	// address.
+	dadTransmits int
 
 	// metrics is the address of the Prometheus endpoint, "" for none.
 	metrics string
@@ -473,13 +491,15 @@ func parseServeFlags(args []string, stderr io.Writer) (c serveConfig, code int, 
 	fs.StringVar(&o.tapName, "tap", "", "with --backend tap: TAP interface to create or attach to")
 	fs.StringVar(&o.eal, "eal", "", "with --backend dpdk: EAL arguments, split at spaces (vdevs as --vdev=...)")
 	fs.StringVar(&o.dpdkPort, "dpdk-port", "", "with --backend dpdk: the port's device name (default: the only port probed)")
-	fs.StringVar(&c.cidr, "ip", "", "the stack's IPv4 address with prefix, e.g. 10.77.0.2/24")
+	var ips serveIPs
+	fs.Var(&ips, "ip", "the stack's addresses with prefix, one of each family at most, repeated or comma-separated: e.g. 10.77.0.2/24, fd00::2/64 or 10.77.0.2/24,fd00::2/64")
 	fs.StringVar(&c.app, "app", "", "application: kv or echo")
 	fs.IntVar(&c.appPort, "port", 0, "TCP port the app listens on")
 	fs.IntVar(&o.cores, "cores", 1, "stack lcores (port queues)")
 	fs.StringVar(&o.mac, "mac", "", "with --backend tap: the stack's MAC (default 02:53:56:00:00:02)")
 	fs.StringVar(&c.gateway, "gateway", "", "default router (optional)")
 	fs.IntVar(&o.mtu, "mtu", 1500, "IP MTU")
+	fs.IntVar(&c.dadTransmits, "dad-transmits", 1, "IPv6: Neighbor Solicitations Duplicate Address Detection sends for each address, 1 s apart (RFC 4862 DupAddrDetectTransmits, Linux's dad_transmits); 0 turns DAD off")
 	fs.BoolVar(&c.busy, "busy", false, "poll at 100% CPU instead of parking idle lcores")
 	fs.DurationVar(&c.spin, "spin", rt.DefaultSpin, "how long an idle lcore polls before it parks")
 	fs.DurationVar(&c.maxPark, "max-park", 0, "longest park of an idle lcore (default 100ms on a TAP, which wakes lcores; 200µs on DPDK, which cannot)")
@@ -516,18 +536,17 @@ func parseServeFlags(args []string, stderr io.Writer) (c serveConfig, code int, 
 		return refuse("--tap is required with --backend tap\n\n" + serveUsage)
 	case o.backend == "dpdk" && o.eal == "":
 		return refuse("--eal is required with --backend dpdk\n\n" + serveUsage)
-	case c.cidr == "" || c.appPort <= 0 || c.appPort > 65535:
+	case len(ips) == 0 || c.appPort <= 0 || c.appPort > 65535:
 		return refuse("--ip and --port are required\n\n" + serveUsage)
 	case c.app != "kv" && c.app != "echo":
 		return refuse("--app %q: want kv or echo\n", c.app)
 	case c.maxPark < 0:
 		return refuse("--max-park %v: must not be negative\n", c.maxPark)
 	}
-	ip, _, err := net.ParseCIDR(c.cidr)
-	if err != nil || ip.To4() == nil {
-		return refuse("--ip %q: want an IPv4 CIDR such as 10.77.0.2/24\n", c.cidr)
+	if err := c.setAddrs(ips); err != nil {
+		return refuse("%v\n", err)
 	}
-	c.ip = ip.To4()
+	var err error
 	if c.lim, err = resolveLimits(lf); err != nil {
 		return refuse("%v\n", err)
 	}
@@ -623,7 +642,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	}
 	lims := c.lim.effective(c.app, tcfg, debug.SetMemoryLimit(-1))
 	log.Info("limits", lims.attrs()...)
-	scfg := lstack.Config{Iface: iface.Config{Address: c.cidr, Gateway: c.gateway, MTU: c.port.mtu}, TCP: tcfg}
+	scfg := lstack.Config{Iface: c.ifaceConfig(), TCP: tcfg}
 	r, err := rt.New(rcfg, scfg, dev, be.pool)
 	if err != nil {
 		return fail(err)
@@ -682,9 +701,12 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 	if c.port.cores != 1 {
 		lc = "lcores"
 	}
-	log.Info("serving", "app", c.app, "addr", fmt.Sprintf("%s:%d", c.ip, c.appPort), "port", be.what,
+	log.Info("serving", "app", c.app, "addr", c.listenAddrs(), "port", be.what,
 		"lcores", c.port.cores, "metrics", c.metrics, "ctl", c.ctl, "pid", os.Getpid())
-	fmt.Fprintf(stdout, "savanna: serving %s on %s:%d (%s, %d %s)\n", c.app, c.ip, c.appPort, be.what, c.port.cores, lc)
+	fmt.Fprintf(stdout, "savanna: serving %s on %s (%s, %d %s)\n", c.app, c.listenAddrs(), be.what, c.port.cores, lc)
+	dadDone := make(chan struct{})
+	defer close(dadDone)
+	go watchDAD(r, log, dadDone)
 
 	code = 0
 	select {
@@ -771,6 +793,19 @@ func statSections(s rt.Snapshot, xs map[string]uint64, app string, appStats any)
 		add(fmt.Sprintf("lcore%d tcp", l.Lcore), l.TCP)
 		add(fmt.Sprintf("lcore%d stack", l.Lcore), l.Stack)
 		add(fmt.Sprintf("lcore%d driver", l.Lcore), l.Driver)
+	}
+	for _, l := range s.Lcores {
+		if l.Iface6 != nil {
+			add(fmt.Sprintf("lcore%d ipv6", l.Lcore), *l.Iface6)
+		}
+	}
+	if len(s.Lcores) > 0 && len(s.Lcores[0].Addrs6) > 0 {
+		// Lcore 0's: every lcore runs DAD on the same addresses.
+		addrs := map[string]any{}
+		for _, a := range s.Lcores[0].Addrs6 {
+			addrs[a.Prefix().String()] = a.State
+		}
+		out = append(out, statSection{"ipv6 addrs", addrs})
 	}
 	add("tcp mem", s.TCPMem)
 	add("pool", s.Pool)
@@ -1002,4 +1037,122 @@ func (w *watched) listenMetrics(addr string) (*metrics.Server, error) {
 		return nil, err
 	}
 	return metrics.Listen(addr, reg, w.log)
+}
+
+// serveIPs is --ip's values: repeated, each comma-separated.
+type serveIPs []string
+
+// String implements flag.Value.
+func (s *serveIPs) String() string { return strings.Join(*s, ",") }
+
+// Set implements flag.Value.
+func (s *serveIPs) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*s = append(*s, p)
+		}
+	}
+	return nil
+}
+
+// setAddrs sorts --ip's values by family, at most one of each, and
+// checks them (with --gateway and --mtu, which depend on them) by the
+// stack's own rules, naming the flag.
+func (c *serveConfig) setAddrs(ips serveIPs) error {
+	for _, v := range ips {
+		p, err := netip.ParsePrefix(v)
+		if err != nil || p.Addr().Zone() != "" {
+			return fmt.Errorf("--ip %q: want an address with its prefix length, IPv4 or IPv6, e.g. 10.77.0.2/24 or fd00::2/64", v)
+		}
+		switch a := p.Addr(); {
+		case a.Is4() || a.Is4In6():
+			if c.cidr != "" {
+				return fmt.Errorf("--ip %q: a second IPv4 address (%s given already): give at most one of each family", v, c.cidr)
+			}
+			c.cidr, c.ip = netip.PrefixFrom(a.Unmap(), p.Bits()).String(), net.IP(a.Unmap().AsSlice())
+		default:
+			if c.cidr6 != "" {
+				return fmt.Errorf("--ip %q: a second IPv6 address (%s given already): give at most one of each family", v, c.cidr6)
+			}
+			c.cidr6, c.ip6 = v, a
+		}
+	}
+	if c.dadTransmits < 0 || c.dadTransmits > 10 {
+		return fmt.Errorf("--dad-transmits %d: want 0..10", c.dadTransmits)
+	}
+	if err := c.ifaceConfig().Validate(); err != nil {
+		flagOf := map[string]string{"address": "--ip " + c.cidr, "ipv6.address": "--ip " + c.cidr6,
+			"gateway": "--gateway", "mtu": fmt.Sprintf("--mtu %d", c.port.mtu)}
+		key, _, _ := strings.Cut(err.Error(), ":")
+		if f, ok := flagOf[key]; ok {
+			return fmt.Errorf("%s: %v", f, err)
+		}
+		return fmt.Errorf("--ip: %v", err)
+	}
+	return nil
+}
+
+// ifaceConfig is the stack's interface as the flags give it.
+func (c serveConfig) ifaceConfig() iface.Config {
+	ic := iface.Config{Address: c.cidr, IPv6: iface.IPv6Config{Address: c.cidr6}, Gateway: c.gateway, MTU: c.port.mtu}
+	if c.cidr6 != "" && c.dadTransmits != 1 {
+		nd := ndp.DefaultConfig()
+		nd.DupAddrDetectTransmits = c.dadTransmits
+		ic.IPv6.ND, ic.IPv6.NDSet = nd, true
+	}
+	return ic
+}
+
+// listenAddrs names where the app listens, for the ready line:
+// "10.77.0.2:6379", "[fd00::2]:6379" or both joined by " and ".
+func (c serveConfig) listenAddrs() string {
+	var out []string
+	if c.cidr != "" {
+		out = append(out, fmt.Sprintf("%s:%d", c.ip, c.appPort))
+	}
+	if c.cidr6 != "" {
+		out = append(out, netip.AddrPortFrom(c.ip6, uint16(c.appPort)).String())
+	}
+	return strings.Join(out, " and ")
+}
+
+// watchDAD logs the outcome of Duplicate Address Detection for each IPv6
+// address (RFC 4862 section 5.4): info when an address is assigned,
+// a warning when another node has it (section 5.4.5: it is not used; the
+// stack counts it in ndp.dad_duplicates and lists it as duplicate). It
+// asks lcore 0 every 50 ms until no address is tentative or done closes.
+func watchDAD(r *rt.Runtime, log *slog.Logger, done <-chan struct{}) {
+	if !r.HasIPv6() {
+		return
+	}
+	seen := map[netip.Prefix]string{}
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		tentative := false
+		for _, a := range r.Addrs6() {
+			if a.State == "tentative" {
+				tentative = true
+				continue
+			}
+			if seen[a.Prefix()] == a.State {
+				continue
+			}
+			seen[a.Prefix()] = a.State
+			if a.State == "duplicate" {
+				log.Warn("ipv6 address is a duplicate: another node on the link has it (DAD, RFC 4862 section 5.4.5); not used",
+					"addr", a.Prefix().String(), "origin", a.Origin)
+			} else {
+				log.Info("ipv6 address assigned", "addr", a.Prefix().String(), "origin", a.Origin, "state", a.State)
+			}
+		}
+		if !tentative {
+			return
+		}
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+	}
 }

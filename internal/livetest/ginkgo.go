@@ -14,12 +14,22 @@ import (
 // Cleanup stops serve, requiring exit 0, prints its output and deletes
 // the namespace.
 func StartServeInNamespace(ns, bin string, ready time.Duration, args ...string) *Serve {
+	return StartServeInNamespaceAfter(ns, bin, ready, nil, args...)
+}
+
+// StartServeInNamespaceAfter is StartServeInNamespace with before run in
+// the new namespace's setup, after its loopback is up and before serve
+// starts (to give the kernel an address first, or make the TAP).
+func StartServeInNamespaceAfter(ns, bin string, ready time.Duration, before func(ns string), args ...string) *Serve {
 	if out, err := Run(10*time.Second, "ip", "netns", "add", ns); err != nil {
 		Skip(fmt.Sprintf("ip netns add failed (%v): %s", err, out))
 	}
 	DeferCleanup(func() { _, _ = Run(10*time.Second, "ip", "netns", "del", ns) })
 	out, err := Run(10*time.Second, "ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
 	Expect(err).NotTo(HaveOccurred(), out)
+	if before != nil {
+		before(ns)
+	}
 
 	s, err := StartServe(ns, bin, GinkgoWriter, args...)
 	Expect(err).NotTo(HaveOccurred())

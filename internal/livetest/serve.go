@@ -30,6 +30,9 @@ type Serve struct {
 
 	mu  sync.Mutex
 	out strings.Builder
+	// log is serve's standard error (its slog lines), collected beside
+	// the writer StartServe was given.
+	log lockedBuilder
 
 	exited   chan error
 	stopOnce sync.Once
@@ -45,7 +48,7 @@ func StartServe(ns, bin string, stderr io.Writer, args ...string) (*Serve, error
 	if err != nil {
 		return nil, err
 	}
-	s.cmd.Stderr = stderr
+	s.cmd.Stderr = io.MultiWriter(stderr, &s.log)
 	if err := s.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("simrun serve: %w", err)
 	}
@@ -72,6 +75,27 @@ func (s *Serve) Output() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.out.String()
+}
+
+// Log returns what serve logged to standard error so far.
+func (s *Serve) Log() string { return s.log.String() }
+
+// lockedBuilder is a strings.Builder safe for a writer and readers.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // Ready returns serve's first line ("savanna: serving ..."), once printed.

@@ -48,7 +48,7 @@ type Collector struct {
 	cfg     Config
 	appType reflect.Type
 
-	driver, stack, ifc, tcpStats, tcpMem, app *derived
+	driver, stack, ifc, ifc6, tcpStats, tcpMem, app *derived
 
 	port      portDescs
 	xstat     *prometheus.Desc
@@ -92,6 +92,18 @@ func New(cfg Config) (*Collector, error) {
 		return nil, err
 	}
 	if c.ifc, err = derive(reflect.TypeFor[iface.Stats](), shape{prefix: "savanna_iface", what: "iface.Stats", labels: lc}); err != nil {
+		return nil, err
+	}
+	// The IPv6 side's counters (rt.LcoreSnapshot.Iface6) by the same
+	// scheme as iface.Stats': savanna_iface_ipv6_*, _icmpv6_*, _ndp_*,
+	// _pmtu_*, per lcore; their JSON names differ from iface.Stats' (ip,
+	// icmp), so the two never share a name. Output failures (ipv6_out)
+	// become _ipv6_tx_*, as IPv4's are _tx_*: "ipv6_out" would make
+	// ipv6_out.requests and ipv6.out_requests one name. ND's
+	// rx_solicits_not_for_us becomes rx_solicits_not_ours (promlint reads
+	// "_us_" as microseconds; ipv6_out's rx_not_ours is the same idea).
+	if c.ifc6, err = derive(reflect.TypeFor[iface.Stats6](), shape{prefix: "savanna_iface", what: "iface.Stats6", labels: lc,
+		rename: map[string]string{"ipv6_out": "ipv6_tx", "ndp.rx_solicits_not_for_us": "rx_solicits_not_ours"}}); err != nil {
 		return nil, err
 	}
 	if c.tcpStats, err = derive(reflect.TypeFor[tcp.Stats](), shape{prefix: "savanna_tcp", what: "tcp.Stats", labels: lc,
@@ -144,7 +156,7 @@ func New(cfg Config) (*Collector, error) {
 // Describe implements prometheus.Collector: every metric the collector
 // can send, so that the registry checks names and labels up front.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, dv := range []*derived{c.driver, c.stack, c.ifc, c.tcpStats, c.tcpMem, c.app} {
+	for _, dv := range []*derived{c.driver, c.stack, c.ifc, c.ifc6, c.tcpStats, c.tcpMem, c.app} {
 		if dv != nil {
 			for _, d := range dv.descs {
 				ch <- d
@@ -204,6 +216,11 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.polls, l.Stack.IdlePolls, id, "idle")
 		c.stack.collect(ch, reflect.ValueOf(l.Stack), id)
 		c.ifc.collect(ch, reflect.ValueOf(l.Iface), id)
+		if l.Iface6 != nil {
+			// Only a stack with IPv6 has these: an IPv4-only one sends
+			// no series rather than zeros.
+			c.ifc6.collect(ch, reflect.ValueOf(*l.Iface6), id)
+		}
 		c.tcpStats.collect(ch, reflect.ValueOf(l.TCP), id)
 		if i < len(r.Survey.States) {
 			for st, n := range r.Survey.States[i] {

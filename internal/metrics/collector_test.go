@@ -22,6 +22,7 @@ import (
 	"github.com/savanna-sim/savanna/internal/livetest"
 	"github.com/savanna-sim/savanna/internal/metrics"
 	"github.com/savanna-sim/savanna/stack/gonet"
+	"github.com/savanna-sim/savanna/stack/iface"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
@@ -37,7 +38,13 @@ type served struct {
 }
 
 func newServed(lcores int) *served {
-	pair, err := livetest.NewRingPair(1, lcores)
+	return newServedWith(livetest.RingPairConfig{LcoresA: 1, LcoresB: lcores})
+}
+
+// newServedWith is newServed over the ring pair cfg describes.
+func newServedWith(cfg livetest.RingPairConfig) *served {
+	lcores := max(cfg.LcoresB, 1)
+	pair, err := livetest.NewRingPairWith(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(pair.Stop)
 	s := &served{pair: pair, srv: &echo.Server{}, lat: gonet.NewReadLatency(lcores)}
@@ -58,10 +65,13 @@ func newServed(lcores int) *served {
 }
 
 // echoOnce dials B from A, sends n bytes, reads them back and closes.
-func (s *served) echoOnce(n int) {
+func (s *served) echoOnce(n int) { s.echoTo("10.9.0.2:7", n) }
+
+// echoTo is echoOnce to address ("[fd00::2]:7" over IPv6).
+func (s *served) echoTo(address string, n int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := gonet.Dial(ctx, s.pair.A, "10.9.0.2:7")
+	c, err := gonet.Dial(ctx, s.pair.A, address)
 	Expect(err).NotTo(HaveOccurred())
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
@@ -168,6 +178,60 @@ var _ = Describe("the stack's Prometheus collector", func() {
 		Expect(fs["savanna_tcp_curr_estab"].GetType()).To(Equal(dto.MetricType_GAUGE))
 		Expect(fs["savanna_tcp_in_segs_total"].GetType()).To(Equal(dto.MetricType_COUNTER))
 		Expect(fs["savanna_tcp_in_segs_total"].GetMetric()).To(HaveLen(2), "one series per lcore")
+	})
+
+	It("exports every field of iface.Stats6 per lcore on a stack with IPv6, by the IPv4 counters' scheme", func() {
+		s := newServedWith(livetest.RingPairConfig{LcoresA: 1, LcoresB: 2, A6: "fd00::1/64", B6: "fd00::2/64", FastDAD: true, AFirst: true})
+		Eventually(func() bool { return livetest.Assigned6(s.pair.B) }, 10*time.Second, 10*time.Millisecond).Should(BeTrue())
+		s.echoTo("[fd00::2]:7", 3000)
+		fs := s.families()
+		for _, n := range jsonNames(reflect.TypeFor[iface.Stats6]()) {
+			// ipv6_out is exported as ipv6_tx: its requests would
+			// otherwise collide with ipv6's out_requests.
+			n = strings.Replace(n, "ipv6_out.", "ipv6_tx.", 1)
+			// and "_us_" would read as microseconds to promlint.
+			n = strings.Replace(n, "ndp.rx_solicits_not_for_us", "ndp.rx_solicits_not_ours", 1)
+			name := "savanna_iface_" + strings.ReplaceAll(n, ".", "_") + "_total"
+			Expect(fs).To(HaveKey(name), "iface.Stats6 %s has no metric", n)
+			Expect(fs[name].GetType()).To(Equal(dto.MetricType_COUNTER), name)
+			Expect(fs[name].GetMetric()).To(HaveLen(2), "%s: one series per lcore", name)
+			for _, m := range fs[name].GetMetric() {
+				Expect(labelNames(m)).To(Equal([]string{"lcore"}), name)
+			}
+		}
+		// The ring port hashes IPv4 only, so IPv6 arrives on lcore 0.
+		Expect(value(fs, "savanna_iface_ipv6_in_receives_total", "lcore", "0")).To(BeNumerically(">", 0))
+		Expect(value(fs, "savanna_iface_ipv6_in_delivers_total", "lcore", "0")).To(BeNumerically(">", 0))
+		Expect(value(fs, "savanna_iface_ipv6_tx_requests_total", "lcore", "0")).To(BeNumerically(">", 0))
+		Expect(value(fs, "savanna_iface_ndp_tx_dad_solicits_total", "lcore", "0")).To(BeNumerically(">", 0))
+		Expect(value(fs, "savanna_iface_ndp_rx_neighbor_solicits_total", "lcore", "0")).To(BeNumerically(">", 0))
+		// IPv4's counters keep their names beside them.
+		Expect(fs).To(HaveKey("savanna_iface_ip_in_receives_total"))
+		problems, err := testutil.CollectAndLint(s.c)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(problems).To(BeEmpty())
+	})
+
+	It("refuses a struct two of whose fields make one metric name", func() {
+		type out struct {
+			Requests uint64 `json:"requests"`
+		}
+		type clash struct {
+			OutRequests uint64 `json:"out_requests"`
+			Out         out    `json:"out"`
+		}
+		_, err := metrics.New(metrics.Config{App: "kv", AppStats: clash{}, Read: func() metrics.Reading { return metrics.Reading{} }})
+		Expect(err).To(MatchError(ContainSubstring(`fields OutRequests and Requests both make "savanna_kv_out_requests_total"`)))
+	})
+
+	It("sends no IPv6 series for a stack without IPv6", func() {
+		s := newServed(1)
+		s.echoOnce(100)
+		for name := range s.families() {
+			for _, p := range []string{"savanna_iface_ipv6_", "savanna_iface_icmpv6_", "savanna_iface_ndp_", "savanna_iface_pmtu_"} {
+				Expect(name).NotTo(HavePrefix(p))
+			}
+		}
 	})
 
 	It("follows Prometheus' naming conventions: promlint finds nothing, names start savanna_, counters end _total", func() {

@@ -24,6 +24,12 @@ type shape struct {
 	labelled map[string]string
 	// skip lists JSON names left out (exported another way).
 	skip map[string]bool
+	// rename maps a field's JSON path ("ipv6_out", "ndp.rx_x": nested
+	// names joined by dots) to the name segment it takes instead, where
+	// the JSON name would make the same metric name as another field
+	// (iface.Stats6's ipv6_out.requests and ipv6.out_requests) or one
+	// promlint reads as an abbreviated unit ("_us_").
+	rename map[string]string
 	// labels are the variable labels every metric carries, e.g. lcore.
 	labels []string
 }
@@ -53,8 +59,12 @@ var validName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
 func derive(t reflect.Type, sh shape) (*derived, error) {
 	d := &derived{}
 	descs := map[string]*prometheus.Desc{}
-	var walk func(t reflect.Type, index []int, name, label, labelValue string) error
-	walk = func(t reflect.Type, index []int, name, label, labelValue string) error {
+	// seen catches two fields that would send the same series (one name,
+	// one value of the labelled struct's label): a registry refuses the
+	// scrape, so derive refuses the struct.
+	seen := map[string]string{}
+	var walk func(t reflect.Type, index []int, path, name, label, labelValue string) error
+	walk = func(t reflect.Type, index []int, path, name, label, labelValue string) error {
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			if !f.IsExported() {
@@ -65,19 +75,27 @@ func derive(t reflect.Type, sh shape) (*derived, error) {
 				continue
 			}
 			idx := append(append([]int(nil), index...), i)
+			fpath := json
+			if path != "" {
+				fpath = path + "." + json
+			}
+			seg := json
+			if r, ok := sh.rename[fpath]; ok {
+				seg = r
+			}
 			if f.Type.Kind() == reflect.Struct {
 				if l, ok := sh.labelled[json]; ok && label == "" {
-					if err := walk(f.Type, idx, join(name, json), l, ""); err != nil {
+					if err := walk(f.Type, idx, fpath, join(name, seg), l, ""); err != nil {
 						return err
 					}
 					continue
 				}
-				if err := walk(f.Type, idx, join(name, json), label, labelValue); err != nil {
+				if err := walk(f.Type, idx, fpath, join(name, seg), label, labelValue); err != nil {
 					return err
 				}
 				continue
 			}
-			base := join(name, json)
+			base := join(name, seg)
 			if label != "" {
 				labelValue, base = json, name
 			}
@@ -105,6 +123,11 @@ func derive(t reflect.Type, sh shape) (*derived, error) {
 			if !validName.MatchString(full) {
 				return fmt.Errorf("metrics: %s field %s: %q is not a metric name", sh.what, f.Name, full)
 			}
+			key := full + "\x00" + labelValue
+			if prev, dup := seen[key]; dup {
+				return fmt.Errorf("metrics: %s fields %s and %s both make %q", sh.what, prev, f.Name, full)
+			}
+			seen[key] = f.Name
 			desc, ok := descs[full]
 			if !ok {
 				labels := sh.labels
@@ -125,7 +148,7 @@ func derive(t reflect.Type, sh shape) (*derived, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("metrics: %s is a %v, want a struct", sh.what, t.Kind())
 	}
-	if err := walk(t, nil, "", "", ""); err != nil {
+	if err := walk(t, nil, "", "", "", ""); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -22,7 +22,13 @@
 // per-layer families are derived from the stack's own Stats structs by
 // their JSON names, so a counter added to tcp.Stats appears here without
 // an edit: uint64 fields are counters, signed integers gauges, with the
-// few exceptions each family lists (tcp's curr_estab is a gauge).
+// few exceptions each family lists (tcp's curr_estab is a gauge). A
+// stack with IPv6 adds its IPv6 side's counters (iface.Stats6) under the
+// same prefix and label: savanna_iface_ipv6_in_receives_total{lcore="0"}
+// beside IPv4's savanna_iface_ip_in_receives_total, and
+// savanna_iface_ipv6_tx_* (output failures, as IPv4's are
+// savanna_iface_tx_*), savanna_iface_icmpv6_*, savanna_iface_ndp_*,
+// savanna_iface_pmtu_*; an IPv4-only stack sends none of them.
 //
 // Metrics of processes that do not exist yet: the QAT device and its
 // rings (savanna_qat_*), USDM memory (savanna_usdm_*) and the zlib shim

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
+	"syscall"
 
 	"github.com/savanna-sim/savanna/stack/rt"
 	"github.com/savanna-sim/savanna/stack/tcp"
@@ -20,8 +22,8 @@ type Dialer struct {
 	Options Options
 }
 
-// Dial connects to address ("10.0.0.1:80", an IPv4 literal: the stack has
-// no resolver) from r's stack.
+// Dial connects to address ("10.0.0.1:80" or "[fd00::1]:80": an IP
+// literal, the stack has no resolver) from r's stack.
 func Dial(ctx context.Context, r *rt.Runtime, address string) (*Conn, error) {
 	return (&Dialer{R: r}).dial(ctx, "tcp", address)
 }
@@ -35,29 +37,44 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	return c, nil
 }
 
+// The networks are the net package's: "tcp" takes either family,
+// "tcp4" IPv4 literals only and "tcp6" IPv6 ones only (another family's
+// literal fails with an *net.AddrError "no suitable address found", as
+// the net package's does). An IPv6 destination gets the stack's
+// link-local address as its source when it is link-local (fe80::/10; a
+// zone, "[fe80::1%sv0]:80", is accepted and ignored: the stack has one
+// link), its configured address otherwise (RFC 6724's rule 2, scope).
 func (d *Dialer) dial(ctx context.Context, network, address string) (*Conn, error) {
-	if network != "tcp" && network != "tcp4" {
+	if network != "tcp" && network != "tcp4" && network != "tcp6" {
 		return nil, opError("dial", nil, nil, net.UnknownNetworkError(network))
 	}
 	raddr, err := parseAddr(address)
 	if err != nil {
 		return nil, opError("dial", nil, nil, err)
 	}
+	is4 := raddr.IP.To4() != nil
+	if (network == "tcp4" && !is4) || (network == "tcp6" && is4) {
+		return nil, opError("dial", nil, raddr, &net.AddrError{Err: "no suitable address found", Addr: raddr.IP.String()})
+	}
 	return d.dialTCP(ctx, raddr)
 }
 
-// DialTCP connects to raddr (an IPv4 address) from r's stack, as
+// DialTCP connects to raddr (an IPv4 or IPv6 address) from r's stack, as
 // net.DialTCP does; it skips Dial's parsing of an address string.
 func DialTCP(ctx context.Context, r *rt.Runtime, raddr *net.TCPAddr) (*Conn, error) {
-	if raddr == nil || raddr.IP.To4() == nil || raddr.Port <= 0 || raddr.Port > 65535 {
+	if raddr == nil || raddr.IP.To16() == nil || raddr.Port <= 0 || raddr.Port > 65535 {
 		return nil, badDialAddr(raddr)
 	}
-	return (&Dialer{R: r}).dialTCP(ctx, &net.TCPAddr{IP: raddr.IP.To4(), Port: raddr.Port})
+	ip := raddr.IP.To16()
+	if ip4 := raddr.IP.To4(); ip4 != nil {
+		ip = ip4
+	}
+	return (&Dialer{R: r}).dialTCP(ctx, &net.TCPAddr{IP: ip, Port: raddr.Port})
 }
 
 //go:noinline
 func badDialAddr(raddr *net.TCPAddr) error {
-	return opError("dial", nil, raddr, &net.AddrError{Err: "not an IPv4 address and port", Addr: raddr.String()})
+	return opError("dial", nil, raddr, &net.AddrError{Err: "not an IP address and port", Addr: raddr.String()})
 }
 
 // dialTCP connects to raddr, which is the caller's to give away.
@@ -84,20 +101,28 @@ func (d *Dialer) dialTCP(ctx context.Context, raddr *net.TCPAddr) (*Conn, error)
 //
 //go:noinline
 func (d *Dialer) startDial(raddr *net.TCPAddr) (*Conn, chan error, error) {
-	var ip4 [4]byte
-	copy(ip4[:], raddr.IP.To4())
-	remote := tcp.AddrFrom4(ip4, uint16(raddr.Port))
-	lc := d.R.DialLcore()
+	remote, lc, err := d.route(raddr)
+	if err != nil {
+		return nil, nil, err
+	}
 	c := newConn(lc, d.Options)
 	c.ra = remote
 	res := make(chan error, 1)
-	err := lc.Submit(func(lc *rt.Lcore) {
-		local := lc.Instance().Iface().Addr()
+	err = lc.Submit(func(lc *rt.Lcore) {
+		local, err := localFor(lc, remote.IP)
+		if err != nil {
+			res <- err
+			return
+		}
 		var tc *tcp.Conn
-		var err error
 		for try := 0; try < 64; try++ {
-			p := lc.LocalPortFor(local, remote)
-			tc, err = lc.Instance().TCP().Connect(lc.Now(), tcp.AddrFrom4(local, p), remote)
+			var p uint16
+			if remote.IP.Is6() {
+				p = lc.LocalPortFor6(local.As16(), remote)
+			} else {
+				p = lc.LocalPortFor(local.As4(), remote)
+			}
+			tc, err = lc.Instance().TCP().Connect(lc.Now(), tcp.Addr{IP: local, Port: p}, remote)
 			if p == 0 || !errors.Is(err, tcp.ErrAddrInUse) {
 				break
 			}
@@ -111,6 +136,42 @@ func (d *Dialer) startDial(raddr *net.TCPAddr) (*Conn, chan error, error) {
 		c.service(lc)
 	})
 	return c, res, err
+}
+
+// route returns raddr as TCP's endpoint and the lcore to dial from; a
+// family the stack does not have is ENETUNREACH, as Linux's connect
+// gives without a route.
+func (d *Dialer) route(raddr *net.TCPAddr) (tcp.Addr, *rt.Lcore, error) {
+	if ip4 := raddr.IP.To4(); ip4 != nil {
+		if !d.R.HasIPv4() {
+			return tcp.Addr{}, nil, syscall.ENETUNREACH
+		}
+		return tcp.AddrFrom4([4]byte(ip4), uint16(raddr.Port)), d.R.DialLcore(), nil
+	}
+	if !d.R.HasIPv6() {
+		return tcp.Addr{}, nil, syscall.ENETUNREACH
+	}
+	return tcp.Addr{IP: tcp.IPFrom16([16]byte(raddr.IP.To16())), Port: uint16(raddr.Port)}, d.R.DialLcore6(), nil
+}
+
+// localFor returns the source address for remote (lcore only): the
+// IPv4 address, or for IPv6 the link-local address to a link-local
+// destination and the configured one to any other, which must have
+// passed Duplicate Address Detection (EADDRNOTAVAIL otherwise, as Linux
+// finds no usable source while an address is tentative or dadfailed).
+func localFor(lc *rt.Lcore, remote tcp.IP) (tcp.IP, error) {
+	ifc := lc.Instance().Iface()
+	if remote.Is4() {
+		return tcp.IPFrom4(ifc.Addr()), nil
+	}
+	src := ifc.Addr6()
+	if remote.Netip().IsLinkLocalUnicast() {
+		src = ifc.LinkLocal6()
+	}
+	if !ifc.IsAssigned6(src) {
+		return tcp.IP{}, syscall.EADDRNOTAVAIL
+	}
+	return tcp.IPFrom16(src), nil
 }
 
 // errDialCanceled marks a dial ended by its context (dialErr reads the
@@ -151,16 +212,19 @@ func dialErr(c *Conn, raddr *net.TCPAddr, err error) error {
 	return opError("dial", nil, raddr, sysErr("connect", err))
 }
 
-// parseAddr parses an "ip:port" with an IPv4 literal.
+// parseAddr parses an "ip:port" or "[ip]:port" with an IP literal (an
+// IPv6 zone is dropped: the stack has one link).
 func parseAddr(address string) (*net.TCPAddr, error) {
 	host, ps, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, err
 	}
-	ip := net.ParseIP(host).To4()
-	if ip == nil {
-		return nil, &net.AddrError{Err: "not an IPv4 literal (the stack has no resolver)", Addr: host}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return nil, &net.AddrError{Err: "not an IP literal (the stack has no resolver)", Addr: host}
 	}
+	a = a.WithZone("").Unmap()
+	ip := net.IP(a.AsSlice())
 	port, err := strconv.ParseUint(ps, 10, 16)
 	if err != nil || port == 0 {
 		return nil, &net.AddrError{Err: "invalid port", Addr: address}

@@ -39,7 +39,12 @@ type shard struct {
 	backlogged atomic.Bool
 }
 
-// Listen listens on port of every address of the runtime's stack.
+// Listen listens on port of every address of the runtime's stack, as
+// net.Listen("tcp", ":port") does: on a stack with IPv6 it is one
+// dual-stack listener on [::] (IPV6_V6ONLY off, Linux's
+// net.ipv6.bindv6only = 0), which takes IPv4 connections too and reports
+// their peers as IPv4 addresses; on an IPv4-only stack it listens on
+// 0.0.0.0 and its Addr is the stack's IPv4 address.
 func Listen(r *rt.Runtime, port uint16) (*Listener, error) {
 	return ListenOptions(r, port, DefaultBacklog, Options{})
 }
@@ -47,25 +52,30 @@ func Listen(r *rt.Runtime, port uint16) (*Listener, error) {
 // ListenOptions is Listen with a backlog and ring sizes for the accepted
 // connections.
 func ListenOptions(r *rt.Runtime, port uint16, backlog int, o Options) (*Listener, error) {
+	return listen(r, wildcardSpec(r, port), backlog, o)
+}
+
+func listen(r *rt.Runtime, spec listenSpec, backlog int, o Options) (*Listener, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("gonet listen: %w", err)
 	}
 	if backlog <= 0 {
 		backlog = DefaultBacklog
 	}
-	a := r.Addr()
-	l := &Listener{r: r, addr: tcpAddr(tcp.AddrFrom4(a, port)), opts: o,
+	port := spec.port
+	l := &Listener{r: r, addr: spec.addr, opts: o,
 		ch: make(chan *Conn, backlog), closeCh: make(chan struct{}), dead: make(chan struct{})}
 	for _, lc := range r.Lcores() {
 		s := &shard{l: l, lc: lc}
 		s.task = rt.NewTask(s.accept)
 		res := make(chan error, 1)
 		err := lc.Submit(func(lc *rt.Lcore) {
-			tl, err := lc.Instance().TCP().Listen(tcp.IP{}, port, backlog)
+			tl, err := lc.Instance().TCP().Listen(spec.ip, port, backlog)
 			if err != nil {
 				res <- err
 				return
 			}
+			tl.SetV6Only(spec.v6only)
 			s.tl = tl
 			lc.WatchListener(tl, s)
 			res <- nil

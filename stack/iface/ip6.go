@@ -25,7 +25,12 @@ type v6State struct {
 	// ll is the link-local address formed from the MAC.
 	ll ipv6.Addr
 
-	node  *ndp.Node
+	node *ndp.Node
+	// path is the last destination's next hop and neighbour, a
+	// one-entry destination cache in front of the node's maps (Linux's
+	// sk_dst_cache, net/ipv6/route.c), checked against the node's
+	// generation so that a stale one is never used.
+	path  ndp.Path
 	rx    *ipv6.Receiver
 	errs  *icmpv6.Errors
 	pmtu  *ipv6.PMTUCache
@@ -171,6 +176,16 @@ func (i *Interface) NDP() *ndp.Node {
 		return nil
 	}
 	return i.v6.node
+}
+
+// Confirm6 is Neighbor Discovery's upper-layer reachability hint for
+// neighbour a (RFC 4861 section 7.3.1), through the cached path when it
+// points at a (Linux's dst_confirm_neigh, net/core/neighbour.c), so that
+// a transport confirming on every acknowledgment needs no lookup.
+func (i *Interface) Confirm6(now time.Duration, a ipv6.Addr) {
+	if i.v6 != nil {
+		i.v6.node.ConfirmPath(now, &i.v6.path, a)
+	}
 }
 
 // IsAssigned6 reports whether a is an IPv6 address of ours that may be

@@ -81,7 +81,7 @@ func (i *Interface) route6(now time.Duration, dst ipv6.Addr) (ipv6.Addr, error) 
 		i.stats.Tx.BadAddress++
 		return dst, ErrBadAddress
 	}
-	next, ok := v.node.NextHop(now, dst)
+	next, ok := v.node.NextHopPath(now, &v.path, dst)
 	if !ok {
 		v.stats.Out.NoRoutes++
 		return dst, ErrNoRoute
@@ -279,7 +279,7 @@ func (i *Interface) sendFrame6(now time.Duration, m *hw.Mbuf, next ipv6.Addr) er
 	f := ether.Frame(h)
 	f.SetSrc(i.mac)
 	f.SetEtherType(ether.TypeIPv6)
-	if mac, ok := i.v6.node.Resolve(now, next, m, i.ndpSink()); ok {
+	if mac, ok := i.v6.node.ResolvePath(now, &i.v6.path, next, m, i.ndpSink()); ok {
 		f.SetDst(mac)
 		i.transmit(m)
 	}

@@ -137,18 +137,31 @@ func (rc *Receiver) Input(now time.Duration, b []byte) Result {
 	if p.Src().IsMulticast() {
 		return rc.drop(Result{Packet: p}, ErrSrcMulticast, ICMPError{})
 	}
+	if nh := p.NextHeader(); !isExtHeader(nh) && nh != NextNone && rc.cfg.Protocols.Has(nh) {
+		// No extension header, the common case: walk's first step
+		// would deliver at once (as Linux's ip6_protocol_deliver_rcu
+		// is reached straight from ip6_rcv_finish), without its loop.
+		rc.stats.InDelivers++
+		return Result{Action: Deliver, Packet: p, Proto: nh, Offset: HeaderLen, ProtoPointer: OffNextHeader}
+	}
 	return rc.walk(now, p, p.NextHeader(), HeaderLen, OffNextHeader, false)
 }
 
+// checkInput is Check without its error interface: the fixed header's
+// length, version and payload length.
 func checkInput(b []byte) (Packet, Error) {
 	if len(b) < HeaderLen {
 		return nil, ErrShort
 	}
-	p, err := Check(b)
-	if err != nil {
-		return Packet(b), err.(Error)
+	p := Packet(b)
+	if p.Version() != 6 {
+		return p, ErrVersion
 	}
-	return p, 0
+	n := HeaderLen + int(p.PayloadLen())
+	if n > len(b) {
+		return p, ErrTruncated
+	}
+	return p[:n], 0
 }
 
 // walk processes the chain of p from the header nh at off, named by the

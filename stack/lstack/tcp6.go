@@ -29,6 +29,16 @@ type tcpOutput struct {
 	// the same for every packet of a flow), bounded: it is cleared when
 	// it reaches maxLabels and labels are recomputed, identically.
 	labels map[flowKey]uint32
+	// last and lastLabel are the last connection's key and label, so
+	// that a run of segments of one flow (bulk, ping-pong) costs a
+	// comparison rather than a map lookup (Linux keeps the label in the
+	// socket, np->flow_label; ip6_make_flowlabel, net/ipv6/ip6_output.c,
+	// derives an automatic one from the flow hash kept with it).
+	// lastLabel 0 (never a label) is empty. The ports are kept as the
+	// segment's first four bytes, compared before the addresses.
+	lastSrc, lastDst tcp.IP
+	lastPorts        uint32
+	lastLabel        uint32
 }
 
 // maxLabels bounds the flow label cache.
@@ -95,8 +105,13 @@ func (o *tcpOutput) label(src, dst tcp.IP, seg []byte) uint32 {
 	if len(seg) < 4 {
 		return 0
 	}
-	k := flowKey{src: src.As16(), dst: dst.As16(), sport: binary.BigEndian.Uint16(seg), dport: binary.BigEndian.Uint16(seg[2:])}
+	ports := binary.BigEndian.Uint32(seg)
+	if o.lastLabel != 0 && ports == o.lastPorts && src == o.lastSrc && dst == o.lastDst {
+		return o.lastLabel
+	}
+	k := flowKey{src: src.As16(), dst: dst.As16(), sport: uint16(ports >> 16), dport: uint16(ports)}
 	if l, ok := o.labels[k]; ok {
+		o.lastSrc, o.lastDst, o.lastPorts, o.lastLabel = src, dst, ports, l
 		return l
 	}
 	if o.labels == nil || len(o.labels) >= maxLabels {
@@ -104,6 +119,7 @@ func (o *tcpOutput) label(src, dst tcp.IP, seg []byte) uint32 {
 	}
 	l := o.ifc.FlowLabel6(k.src, k.dst, ipv6.NextTCP, k.sport, k.dport)
 	o.labels[k] = l
+	o.lastSrc, o.lastDst, o.lastPorts, o.lastLabel = src, dst, ports, l
 	return l
 }
 
@@ -114,9 +130,7 @@ func (o *tcpOutput) label(src, dst tcp.IP, seg []byte) uint32 {
 // which keeps a busy neighbour REACHABLE without probes).
 func (t *tcpInput) input6(now time.Duration, s iface.Segment) {
 	if len(s.Payload) > 13 && s.Payload[13]&0x10 != 0 {
-		if n := t.ifc.NDP(); n != nil {
-			n.Confirm(now, s.Src6)
-		}
+		t.ifc.Confirm6(now, s.Src6)
 	}
 	t.tcp.InputVerified(now, tcp.IPFrom16(s.Src6), tcp.IPFrom16(s.Dst6), s.Payload)
 }

@@ -40,6 +40,13 @@
 //     Reachable Time and Retrans Timer, the MTU option within
 //     1280..LinkMTU; next-hop determination (section 5.2) with default
 //     router selection (section 6.3.6) and a destination cache.
+//   - Per-packet output and confirmation through a Path (path.go): the
+//     caller's cached next hop and neighbour entry, as Linux's dst_entry
+//     points at its neighbour, valid while the node's Generation (bumped
+//     by every neighbour entry created, released or given a new
+//     link-layer address, and every router, prefix or destination cache
+//     change) is unchanged; NextHopPath, ResolvePath and ConfirmPath
+//     answer and move entries exactly as NextHop, Resolve and Confirm.
 //   - Redirects (section 8) are validated and counted, never followed:
 //     Savanna's links carry one subnet and at most one router, so a
 //     legitimate Redirect never arrives, and acting on one re-points

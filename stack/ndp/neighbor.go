@@ -124,26 +124,34 @@ func (n *Node) Pending() int { return n.neigh.pending }
 // full, counted. A multicast a maps to its group MAC (RFC 2464 section
 // 7) without the cache.
 func (n *Node) Resolve(now time.Duration, a ipv6.Addr, m *hw.Mbuf, sink Sink) (ether.Addr, bool) {
+	mac, _, ok := n.resolve(now, a, m, sink)
+	return mac, ok
+}
+
+// resolve is Resolve, also returning the index of a's entry (-1 for a
+// multicast a).
+func (n *Node) resolve(now time.Duration, a ipv6.Addr, m *hw.Mbuf, sink Sink) (ether.Addr, int32, bool) {
 	if a.IsMulticast() {
-		return linkDst(a), true
+		return linkDst(a), -1, true
 	}
-	e := n.neigh.lookup(a)
-	if e == nil {
-		e = n.alloc(a, sink)
+	i, ok := n.neigh.index[a]
+	if !ok {
+		e := n.alloc(a, sink)
 		n.stats.NeighborsCreated++
 		e.state = Incomplete
 		e.probes = 0
 		n.solicit(now, e, false, sink)
 		n.enqueue(e, m, sink)
-		return ether.Addr{}, false
+		return ether.Addr{}, -1, false
 	}
+	e := &n.neigh.entries[i]
 	switch e.state {
 	case Incomplete:
 		n.enqueue(e, m, sink)
-		return ether.Addr{}, false
+		return ether.Addr{}, i, false
 	case Reachable:
 		if now < e.deadline {
-			return e.mac, true
+			return e.mac, i, true
 		}
 		// ReachableTime passed and Poll has not swept it yet.
 		n.stats.ToStale++
@@ -157,15 +165,21 @@ func (n *Node) Resolve(now time.Duration, a ipv6.Addr, m *hw.Mbuf, sink Sink) (e
 		e.deadline = now + n.cfg.DelayFirstProbeTime
 		n.arm(e.deadline)
 	}
-	return e.mac, true
+	return e.mac, i, true
 }
 
 // Confirm records an upper-layer reachability confirmation for neighbour
 // a (RFC 4861 section 7.3.1: "new non-duplicate acknowledgments" of TCP,
 // for example): an entry other than INCOMPLETE becomes REACHABLE.
 func (n *Node) Confirm(now time.Duration, a ipv6.Addr) {
-	e := n.neigh.lookup(a)
-	if e == nil || e.state == Incomplete {
+	if e := n.neigh.lookup(a); e != nil {
+		n.confirmEntry(now, e)
+	}
+}
+
+// confirmEntry is Confirm for entry e.
+func (n *Node) confirmEntry(now time.Duration, e *neighbor) {
+	if e.state == Incomplete {
 		return
 	}
 	n.stats.Confirmations++
@@ -262,6 +276,7 @@ func (n *Node) alloc(a ipv6.Addr, sink Sink) *neighbor {
 	e := &t.entries[i]
 	e.addr = a
 	t.index[a] = i
+	n.invalidate()
 	return e
 }
 
@@ -287,6 +302,7 @@ func (n *Node) release(i int32, sink Sink, counter *uint64, unreachable bool, no
 		n.flushDestinations()
 	}
 	delete(t.index, e.addr)
+	n.invalidate()
 	pend := e.pending[:0]
 	*e = neighbor{pending: pend}
 	t.free = append(t.free, i)
@@ -307,10 +323,12 @@ func (n *Node) learn(now time.Duration, a ipv6.Addr, mac ether.Addr, sink Sink) 
 	case e.state == Incomplete:
 		n.stats.Resolved++
 		e.mac, e.state = mac, Stale
+		n.invalidate()
 		n.flushPending(now, e, sink)
 	case e.mac != mac:
 		n.stats.LinkAddrChanges++
 		e.mac, e.state = mac, Stale
+		n.invalidate()
 	}
 	return e
 }
@@ -340,6 +358,7 @@ func (n *Node) neighborAdvert(now time.Duration, ip IPInfo, na *NeighborAdvert, 
 		}
 		n.stats.Resolved++
 		e.mac = o.TargetLinkAddr
+		n.invalidate()
 		if na.Solicited {
 			n.reachableNow(now, e)
 		} else {
@@ -365,6 +384,7 @@ func (n *Node) neighborAdvert(now time.Duration, ip IPInfo, na *NeighborAdvert, 
 	if differs {
 		n.stats.LinkAddrChanges++
 		e.mac = o.TargetLinkAddr
+		n.invalidate()
 	}
 	switch {
 	case na.Solicited:
@@ -382,6 +402,9 @@ func (n *Node) setRouter(now time.Duration, e *neighbor, isRouter bool, sink Sin
 	if e.isRouter && !isRouter {
 		n.removeRouter(now, e.addr, sink)
 		n.flushDestinations()
+	}
+	if e.isRouter != isRouter {
+		n.invalidate()
 	}
 	e.isRouter = isRouter
 }

@@ -44,6 +44,9 @@ type Node struct {
 	rr       int // round-robin cursor of section 6.3.6
 	prefixes []prefix
 	dests    map[ipv6.Addr]ipv6.Addr
+	// gen is the generation Paths are checked against (path.go); it
+	// starts at 1 so that the zero Path is empty.
+	gen uint64
 
 	addrs []address
 
@@ -85,6 +88,7 @@ func NewNode(cfg Config, mac ether.Addr, rnd rand.Source) (*Node, error) {
 		dests:         make(map[ipv6.Addr]ipv6.Addr),
 		rsAt:          Never,
 		next:          Never,
+		gen:           1,
 	}
 	n.neigh.init(cfg)
 	n.mld.init()

@@ -139,6 +139,9 @@ func (n *Node) selectRouter() (ipv6.Addr, bool) {
 }
 
 func (n *Node) flushDestinations() {
+	// Every Path's next hop came from the destination cache: it goes
+	// with it (and with every router or prefix change, which flush it).
+	n.invalidate()
 	if len(n.dests) > 0 {
 		n.stats.DestinationsFlushed++
 		clear(n.dests)

@@ -49,6 +49,11 @@ func (r *Runtime) Survey(sockets bool) Survey {
 			st := lc.inst.TCP()
 			s.Lcores[i] = LcoreSnapshot{Lcore: lc.id, Driver: lc.stats, Stack: lc.inst.Stats(),
 				Iface: lc.inst.Iface().Stats(), TCP: st.Stats(), Conns: st.NumConns()}
+			if ifc := lc.inst.Iface(); ifc.HasIPv6() {
+				s6 := ifc.Stats6()
+				s.Lcores[i].Iface6 = &s6
+				s.Lcores[i].Addrs6 = lc.addrs6()
+			}
 			s.States[i] = st.CountStates()
 			if sockets {
 				rows[i] = lc.socketRows()

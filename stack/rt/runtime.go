@@ -32,7 +32,15 @@ type Runtime struct {
 	key  []byte
 	rssT *rss.Table // key's Toeplitz table
 	reta []uint16
+	// rss6: the port's RSS also spreads TCP/IPv6 flows (when the device
+	// offers it), so a dial over IPv6 may use any lcore.
+	rss6 bool
 	addr [4]byte
+	// has4 and has6 say which families the stack has; addr6 and ll6 are
+	// its configured IPv6 address and the link-local one formed from the
+	// MAC (RFC 4862 section 5.3), zero without IPv6.
+	has4, has6 bool
+	addr6, ll6 [16]byte
 
 	dialNext atomic.Uint32
 	// mem is the TCP memory budget the lcores share.
@@ -61,6 +69,9 @@ func New(cfg Config, stackCfg lstack.Config, dev hw.EthDev, pool hw.Mempool) (*R
 	if k > 1 && info.RSSHashTypes&hw.RSSIPv4TCP != 0 {
 		conf.RSSHashTypes = hw.RSSIPv4 | hw.RSSIPv4TCP
 	}
+	if k > 1 && stackCfg.Iface.HasIPv6() && info.RSSHashTypes&hw.RSSIPv6TCP != 0 {
+		conf.RSSHashTypes |= hw.RSSIPv6 | hw.RSSIPv6TCP
+	}
 	if err := dev.Configure(conf); err != nil {
 		return nil, fmt.Errorf("rt: %w", err)
 	}
@@ -82,6 +93,7 @@ func New(cfg Config, stackCfg lstack.Config, dev hw.EthDev, pool hw.Mempool) (*R
 			r.rss = false
 		} else {
 			r.rssT = rss.NewTable(r.key)
+			r.rss6 = conf.RSSHashTypes&hw.RSSIPv6TCP != 0
 		}
 	}
 	// One memory budget and one connection limit for the process, as
@@ -113,7 +125,9 @@ func New(cfg Config, stackCfg lstack.Config, dev hw.EthDev, pool hw.Mempool) (*R
 		}
 	}
 	shareARP(r.lcores)
-	r.addr = r.lcores[0].inst.Iface().Addr()
+	ifc := r.lcores[0].inst.Iface()
+	r.addr, r.has4, r.has6 = ifc.Addr(), ifc.HasIPv4(), ifc.HasIPv6()
+	r.addr6, r.ll6 = ifc.Addr6(), ifc.LinkLocal6()
 	return r, nil
 }
 
@@ -167,8 +181,22 @@ func (r *Runtime) Lcores() []*Lcore { return r.lcores }
 // Dev returns the port.
 func (r *Runtime) Dev() hw.EthDev { return r.dev }
 
-// Addr returns the stack's IPv4 address.
+// Addr returns the stack's IPv4 address (zero on an IPv6-only stack).
 func (r *Runtime) Addr() [4]byte { return r.addr }
+
+// HasIPv4 reports whether the stack has an IPv4 address.
+func (r *Runtime) HasIPv4() bool { return r.has4 }
+
+// HasIPv6 reports whether the stack speaks IPv6.
+func (r *Runtime) HasIPv6() bool { return r.has6 }
+
+// Addr6 returns the stack's configured IPv6 address (zero without IPv6).
+// It is usable once Duplicate Address Detection passed: Addrs6 says.
+func (r *Runtime) Addr6() [16]byte { return r.addr6 }
+
+// LinkLocal6 returns the link-local address formed from the MAC (RFC
+// 4291 section 2.5.6, RFC 4862 section 5.3; zero without IPv6).
+func (r *Runtime) LinkLocal6() [16]byte { return r.ll6 }
 
 // DialLcore returns the lcore an outgoing connection should use: round
 // robin with RSS (the local port is then chosen so that replies land on
@@ -178,6 +206,27 @@ func (r *Runtime) DialLcore() *Lcore {
 		return r.lcores[0]
 	}
 	return r.lcores[int(r.dialNext.Add(1))%len(r.lcores)]
+}
+
+// DialLcore6 is DialLcore for a connection over IPv6: round robin when
+// the port's RSS hashes TCP/IPv6 flows (LocalPortFor6), lcore 0
+// otherwise, where a port that hashes IPv4 only delivers IPv6 frames.
+func (r *Runtime) DialLcore6() *Lcore {
+	if !r.rss6 {
+		return r.lcores[0]
+	}
+	return r.lcores[int(r.dialNext.Add(1))%len(r.lcores)]
+}
+
+// LocalPortFor6 is LocalPortFor for a connection over IPv6 (RSS over
+// the IPv6 4-tuple, Microsoft's RSS specification), or 0 when the port
+// does not hash TCP/IPv6. Lcore only.
+func (lc *Lcore) LocalPortFor6(local [16]byte, remote tcp.Addr) uint16 {
+	r := lc.rt
+	if !r.rss6 {
+		return 0
+	}
+	return rss.PortForQueue6(r.rssT, r.reta, lc.id, remote.IP.As16(), local, remote.Port, &lc.nextPort, 32768, 60999)
 }
 
 // LocalPortFor returns an ephemeral port for a connection from local to
@@ -197,8 +246,14 @@ type LcoreSnapshot struct {
 	Driver LcoreStats   `json:"driver"`
 	Stack  lstack.Stats `json:"stack"`
 	Iface  iface.Stats  `json:"iface"`
-	TCP    tcp.Stats    `json:"tcp"`
-	Conns  int          `json:"conns"`
+	// Iface6 is the IPv6 side's counters (IPv6, ICMPv6, ND, DAD, MLD,
+	// path MTU), nil on a stack without IPv6.
+	Iface6 *iface.Stats6 `json:"iface6,omitempty"`
+	// Addrs6 is the lcore's IPv6 addresses with their Duplicate Address
+	// Detection state, nil without IPv6.
+	Addrs6 []Addr6   `json:"addrs6,omitempty"`
+	TCP    tcp.Stats `json:"tcp"`
+	Conns  int       `json:"conns"`
 }
 
 // Snapshot is the runtime's counters.
