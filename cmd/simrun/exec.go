@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-const execUsage = `Usage: simrun exec [--dropin DIR] [--qat SOCKET | --sw] [--stats] [--stats-file FILE] -- PROGRAM [ARGS...]
+const execUsage = `Usage: simrun exec [--stack SOCKET [--preload-lib DIR] [--zlib]] [--dropin DIR] [--qat SOCKET | --sw] [--stats] [--stats-file FILE] -- PROGRAM [ARGS...]
 
 Runs PROGRAM on Savanna's libz.so.1 drop-in (docs/zlib-dropin.md): its
 deflate streams go to Savanna's zlib shim, on a simulated QAT device in
@@ -26,6 +26,18 @@ each process (default), on the QAT device process at SOCKET (--qat), or in
 the shim's software path (--sw); what the shim cannot serve goes to the
 system zlib, counted by reason.
 
+With --stack, PROGRAM runs on Savanna's TCP/IP stack instead
+(docs/preload.md): libsavanna_preload.so on LD_PRELOAD, attached to the
+stack process at SOCKET (simrun serve --preload SOCKET), so its IPv4 TCP
+sockets are the stack process's. The zlib drop-in then joins only when a
+drop-in flag is given (--zlib, --dropin, --qat, --sw, --stats,
+--stats-file): both at once is Tengine on Gazelle with QAT.
+
+  --stack SOCKET     run PROGRAM on the stack process at SOCKET
+  --preload-lib DIR  use the preload library built in DIR
+                     (libsavanna_preload.so) instead of building
+                     preload/out from this checkout when it is stale
+  --zlib             with --stack, also the zlib drop-in, defaults
   --dropin DIR       use the drop-in built in DIR (libz.so.1 and
                      libsavanna_zlibgo.so) instead of building
                      dropin/out from this checkout when it is stale
@@ -34,7 +46,9 @@ system zlib, counted by reason.
   --stats-file FILE  keep the per-process counters (one JSON line each)
 
 The exit code is PROGRAM's (128+N when killed by signal N); 2 for a usage
-error, 127 when the drop-in or PROGRAM cannot be started.
+error, 127 when the drop-in, the preload library or PROGRAM cannot be
+started (a stack process that is not there is an error of PROGRAM's
+first socket, not of exec).
 `
 
 // cmdExec runs a program with the zlib drop-in on its library path.
@@ -51,10 +65,24 @@ func cmdExec(args []string, stdout, stderr io.Writer) int {
 	sw := fset.Bool("sw", false, "the shim's software path only (SAVANNA_ZLIB_SW=1)")
 	stats := fset.Bool("stats", false, "print the drop-in's counters at exit")
 	statsFile := fset.String("stats-file", "", "keep the per-process counters in FILE")
+	stack := fset.String("stack", "", "stack process socket (simrun serve --preload SOCKET)")
+	preloadLib := fset.String("preload-lib", "", "folder of a built preload library")
+	zlib := fset.Bool("zlib", false, "with --stack, also the zlib drop-in")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		return 2
+	}
+	useZlib := *stack == ""
+	fset.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "zlib", "dropin", "qat", "sw", "stats", "stats-file":
+			useZlib = true
+		}
+	})
+	if *stack == "" && (*preloadLib != "" || *zlib) {
+		fmt.Fprintln(stderr, "simrun exec: --preload-lib and --zlib go with --stack")
 		return 2
 	}
 	prog := fset.Args()
@@ -65,6 +93,23 @@ func cmdExec(args []string, stdout, stderr io.Writer) int {
 	if *qat != "" && *sw {
 		fmt.Fprintln(stderr, "simrun exec: --qat and --sw exclude each other")
 		return 2
+	}
+	env := os.Environ()
+	if *stack != "" {
+		lib, err := preloadLibrary(*preloadLib, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun exec: %v\n", err)
+			return 127
+		}
+		sock, err := filepath.Abs(*stack)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun exec: --stack %s: %v\n", *stack, err)
+			return 2
+		}
+		env = preloadEnv(env, lib, sock)
+	}
+	if !useZlib {
+		return runProgram(prog, env, stdout, stderr)
 	}
 	dir := *dropin
 	if dir == "" {
@@ -104,9 +149,21 @@ func cmdExec(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	code := runProgram(prog, execEnv(env, dir, *qat, *sw, sf), stdout, stderr)
+	if *stats {
+		if err := printDropinStats(stderr, sf); err != nil {
+			fmt.Fprintf(stderr, "simrun exec: stats: %v\n", err)
+		}
+	}
+	return code
+}
+
+// runProgram runs prog with env, passing the terminal's signals on, and
+// returns its exit code (127 when it cannot start).
+func runProgram(prog, env []string, stdout, stderr io.Writer) int {
 	cmd := exec.Command(prog[0], prog[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
-	cmd.Env = execEnv(os.Environ(), dir, *qat, *sw, sf)
+	cmd.Env = env
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "simrun exec: %v\n", err)
 		return 127
@@ -128,13 +185,7 @@ func cmdExec(args []string, stdout, stderr io.Writer) int {
 	werr := cmd.Wait()
 	signal.Stop(sigs)
 	close(done)
-	code := exitCode(cmd, werr)
-	if *stats {
-		if err := printDropinStats(stderr, sf); err != nil {
-			fmt.Fprintf(stderr, "simrun exec: stats: %v\n", err)
-		}
-	}
-	return code
+	return exitCode(cmd, werr)
 }
 
 // execEnv is the program's environment: the caller's, with the drop-in
@@ -230,18 +281,22 @@ func ensureDropin(stderr io.Writer) (string, error) {
 
 // checkoutRoot is the nearest folder at or above the working directory
 // that holds dropin/build.
-func checkoutRoot() (string, error) {
+func checkoutRoot() (string, error) { return findUp("dropin", "--dropin") }
+
+// findUp is the nearest folder at or above the working directory that
+// holds sub/build (flag names the way around it in the error).
+func findUp(sub, flag string) (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "dropin", "build")); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, sub, "build")); err == nil {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("no dropin/build in or above the working directory: give --dropin DIR")
+			return "", fmt.Errorf("no %s/build in or above the working directory: give %s DIR", sub, flag)
 		}
 		dir = parent
 	}

@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 
 	"github.com/savanna-sim/savanna/internal/stackproc"
 	"github.com/savanna-sim/savanna/stack/rt"
@@ -57,4 +61,81 @@ func (p *preloadServer) print(w io.Writer, asJSON bool) {
 		return
 	}
 	fmt.Fprint(w, stackproc.FormatStats(st))
+}
+
+// preloadLibName is the preload library's file (preload/build).
+const preloadLibName = "libsavanna_preload.so"
+
+// preloadLibrary finds the preload library exec --stack puts on
+// LD_PRELOAD: in dir when given; else preload/out of the checkout around
+// the working directory, built by preload/build when missing or older
+// than a source in preload/lib; else beside the simrun binary (a
+// release ships it there).
+func preloadLibrary(dir string, stderr io.Writer) (string, error) {
+	if dir != "" {
+		lib, err := filepath.Abs(filepath.Join(dir, preloadLibName))
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(lib); err != nil {
+			return "", fmt.Errorf("--preload-lib %s: %w (build it with preload/build %s)", dir, err, dir)
+		}
+		return lib, nil
+	}
+	root, err := findUp("preload", "--preload-lib")
+	if err != nil {
+		if exe, e := os.Executable(); e == nil {
+			if lib := filepath.Join(filepath.Dir(exe), preloadLibName); fileExists(lib) {
+				return lib, nil
+			}
+		}
+		return "", err
+	}
+	out := filepath.Join(root, "preload", "out")
+	lib := filepath.Join(out, preloadLibName)
+	built := oldestMod([]string{lib})
+	src := newestMod(filepath.Join(root, "preload", "lib"), filepath.Join(root, "preload", "build"))
+	if !built.IsZero() && !src.After(built) {
+		return lib, nil
+	}
+	fmt.Fprintf(stderr, "simrun exec: building the preload library (preload/build %s)\n", out)
+	b := exec.Command(filepath.Join(root, "preload", "build"), out)
+	b.Dir, b.Stdout, b.Stderr = root, stderr, stderr
+	if err := b.Run(); err != nil {
+		return "", fmt.Errorf("preload/build: %w (or give --preload-lib DIR)", err)
+	}
+	return lib, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// preloadEnv is base with lib first on LD_PRELOAD (a sanitizer's runtime
+// already there must stay first, so lib goes after an entry naming
+// libasan) and SAVANNA_STACK set to sock.
+func preloadEnv(base []string, lib, sock string) []string {
+	var env []string
+	pre := lib
+	for _, kv := range base {
+		switch {
+		case strings.HasPrefix(kv, "SAVANNA_STACK="):
+			continue
+		case strings.HasPrefix(kv, "LD_PRELOAD="):
+			old := strings.Fields(strings.ReplaceAll(strings.TrimPrefix(kv, "LD_PRELOAD="), ":", " "))
+			var first, rest []string
+			for _, o := range old {
+				if strings.Contains(o, "libasan") {
+					first = append(first, o)
+				} else {
+					rest = append(rest, o)
+				}
+			}
+			pre = strings.Join(append(append(first, lib), rest...), " ")
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "LD_PRELOAD="+pre, "SAVANNA_STACK="+sock)
 }

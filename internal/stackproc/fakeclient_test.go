@@ -21,7 +21,10 @@ type fakeClient struct {
 	seq            uint32
 }
 
-func dialFake(path string) (*fakeClient, error) {
+func dialFake(path string) (*fakeClient, error) { return dialFakeToken(path, 0) }
+
+// dialFakeToken says a hello with a fork token (a forked child's).
+func dialFakeToken(path string, token uint64) (*fakeClient, error) {
 	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		return nil, err
@@ -30,12 +33,13 @@ func dialFake(path string) (*fakeClient, error) {
 	binary.LittleEndian.PutUint32(h[0:], Magic)
 	binary.LittleEndian.PutUint32(h[4:], Version)
 	binary.LittleEndian.PutUint32(h[8:], uint32(unix.Getpid()))
+	binary.LittleEndian.PutUint64(h[12:], token)
 	if _, err := c.Write(h[:]); err != nil {
 		return nil, err
 	}
 	oob := make([]byte, unix.CmsgSpace(3*4))
-	n, oobn, _, _, err := c.ReadMsgUnix(h[:], oob)
-	if err != nil || n != helloLen {
+	n, oobn, _, _, err := c.ReadMsgUnix(h[:answerLen], oob)
+	if err != nil || n != answerLen {
 		return nil, fmt.Errorf("hello answer: %d bytes, %v", n, err)
 	}
 	if e := binary.LittleEndian.Uint32(h[8:]); e != 0 {

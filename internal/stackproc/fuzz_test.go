@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/savanna-sim/savanna/internal/livetest"
 )
 
@@ -26,9 +28,17 @@ func FuzzRequest(f *testing.F) {
 	f.Add(seed(opAccept, 0, 0, 0, [4]byte{}))
 	f.Add(seed(opShutdown, 0, 77, 0, [4]byte{}))
 	f.Add(seed(opClose, 1<<30, 0, 0, [4]byte{}))
+	f.Add(seed(opFork, -1, 0, 0, [4]byte{}))
 	f.Add(seed(999, -7, 0, 0, [4]byte{}))
+	f.Add(seed(opSocket, -1, unix.AF_INET6, 0, [4]byte{}))
+	f.Add(seed(opBind, 0, 3, 7001, [4]byte{0xfd, 0x09}))
+	f.Add(seed(opConnect, 0, 2, 7002, [4]byte{}))
+	f.Add(seed(opListen, 0, 8, 0, [4]byte{}))
 	f.Add([]byte{1, 2, 3})
-	pair, err := livetest.NewRingPair(1, 1)
+	// Dual-stack, so that AF_INET6 sockets are made and their 16-byte
+	// addresses parsed.
+	pair, err := livetest.NewRingPairWith(livetest.RingPairConfig{A4: "10.9.0.1/24", A6: "fd09::1/64",
+		B4: "10.9.0.2/24", B6: "fd09::2/64", FastDAD: true})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -45,8 +55,13 @@ func FuzzRequest(f *testing.F) {
 		p := newProc(s, nil, 1, mem)
 		var q [recSize]byte
 		copy(q[:], rec)
-		// A socket first, so that slot 0 exists for the record to act on.
-		for _, r := range [][]byte{seed(opSocket, -1, 0, 0, [4]byte{}), q[:]} {
+		// A socket first, so that slot 0 exists for the record to act
+		// on: AF_INET6 when the record's last byte is odd.
+		fam := int32(unix.AF_INET)
+		if len(rec) > 0 && rec[len(rec)-1]&1 != 0 {
+			fam = unix.AF_INET6
+		}
+		for _, r := range [][]byte{seed(opSocket, -1, fam, 0, [4]byte{}), q[:]} {
 			copy(p.req.rec(p.req.tail.Load()), r)
 			p.req.tail.Add(1)
 		}

@@ -10,7 +10,7 @@ import (
 // that the C side and this agree through one mapping).
 const (
 	Magic   = 0x4c505653 // "SVPL"
-	Version = 1
+	Version = 3
 	line    = 64
 	recSize = 64
 
@@ -43,17 +43,21 @@ const (
 	sAccq    = 20
 	sRxWait  = 24
 	sTxWait  = 28
-	sLAddr   = 32
 	sLPort   = 36
-	sRAddr   = 40
 	sRPort   = 44
+	sExcl    = 48
 	sRxHead  = 64
 	sRxTail  = 128
 	sTxHead  = 192
 	sTxTail  = 256
+	sLAddr   = 320 // 16 bytes: IPv6, or IPv4-mapped (::ffff:a.b.c.d)
+	sRAddr   = 336
 	slotHdr  = 512
 
-	helloLen = 12
+	// A hello is magic, version, pid and a fork token (0: none); the
+	// answer is magic, version and errno.
+	helloLen  = 20
+	answerLen = 12
 )
 
 // Slot states (enum sv_state).
@@ -85,6 +89,7 @@ const (
 	opShutdown
 	opClose
 	opSetOpt
+	opFork
 )
 
 // Request and response record offsets.
@@ -94,6 +99,7 @@ const (
 	qSlot = 8
 	qArg  = 12
 	qArg2 = 16
+	qFam  = 24
 	qPort = 26
 	qAddr = 28
 
@@ -106,7 +112,8 @@ const (
 
 // CallNames are the app's call counters by id (enum sv_call).
 var CallNames = [...]string{"socket", "bind", "listen", "accept", "connect", "read", "write", "close",
-	"shutdown", "setsockopt", "getsockopt", "name", "fcntl", "ioctl", "poll", "other"}
+	"shutdown", "setsockopt", "getsockopt", "name", "fcntl", "ioctl", "poll", "other",
+	"dup", "sendmsg", "recvmsg", "sendfile"}
 
 // Geometry is a memfd's shape.
 type Geometry struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -28,7 +29,9 @@ type proc struct {
 	free  []int
 	done  chan struct{}
 	wg    sync.WaitGroup // the sockets' goroutines
-	st    ProcStats
+	// tearing: the process is going; no connection is handed to it.
+	tearing bool
+	st      ProcStats
 }
 
 func newProc(s *Server, c *net.UnixConn, pid int, mem *sharedMem) *proc {
@@ -70,10 +73,18 @@ func (p *proc) run() {
 			p.teardown()
 			return
 		}
-		p.st.Doorbells++
+		p.bumpStat(&p.st.Doorbells)
 		p.serveRequests()
 		p.kickWaiting()
 	}
+}
+
+// bumpStat adds one to a counter of p.st, under p.mu (stats reads them
+// from other goroutines).
+func (p *proc) bumpStat(c *uint64) {
+	p.mu.Lock()
+	*c++
+	p.mu.Unlock()
 }
 
 // ring rings the stack's doorbell (the loop's own wake-up).
@@ -132,7 +143,7 @@ func (p *proc) serveRequests() {
 		var q [recSize]byte
 		copy(q[:], p.req.rec(h))
 		p.req.head.Store(h + 1)
-		p.st.Requests++
+		p.bumpStat(&p.st.Requests)
 		var r [recSize]byte
 		copy(r[pSeq:], q[qSeq:qSeq+4])
 		res, errno := p.handle(q[:], r[:])
@@ -145,7 +156,7 @@ func (p *proc) serveRequests() {
 func (p *proc) respond(r []byte) {
 	t := p.resp.tail.Load()
 	if t-p.resp.head.Load() >= uint64(p.mem.g.Recs) {
-		p.st.ResponsesDropped++ // the app posts one request at a time; this one broke the protocol
+		p.bumpStat(&p.st.ResponsesDropped) // the app posts one request at a time; this one broke the protocol
 		return
 	}
 	copy(p.resp.rec(t), r)
@@ -158,31 +169,40 @@ func (p *proc) handle(q, r []byte) (int64, unix.Errno) {
 	op := binary.LittleEndian.Uint16(q[qOp:])
 	slot := int(int32(binary.LittleEndian.Uint32(q[qSlot:])))
 	arg := int32(binary.LittleEndian.Uint32(q[qArg:]))
+	arg2 := int32(binary.LittleEndian.Uint64(q[qArg2:]))
 	port := binary.BigEndian.Uint16(q[qPort:])
-	var addr [4]byte
-	copy(addr[:], q[qAddr:qAddr+4])
-	if op == opSocket {
-		k, errno := p.newSock()
+	switch op {
+	case opSocket:
+		fam := famOf(arg)
+		if fam == 0 || (fam == fam6 && !p.s.r.HasIPv6()) {
+			return -1, unix.EAFNOSUPPORT // a kernel without the family (inet6_create missing)
+		}
+		k, errno := p.newSock(fam)
 		if errno != 0 {
 			return -1, errno
 		}
 		return int64(k.slot), 0
+	case opFork:
+		return int64(p.s.registerFork(p) >> 1), 0 // the result is signed: 63 bits of the token
 	}
 	k := p.sock(slot)
 	if k == nil {
-		p.st.BadRequests++
+		p.bumpStat(&p.st.BadRequests)
 		return -1, unix.EBADF
 	}
 	switch op {
 	case opBind:
-		return 0, k.bind(addr, port)
+		return 0, k.bind(k.reqAddr(q), port, arg)
 	case opListen:
-		return 0, k.listen(int(arg))
+		return 0, k.listen(int(arg), arg2)
 	case opAccept:
 		n, errno := k.accept(r)
 		return int64(n), errno
 	case opConnect:
-		return 0, k.connect(addr, port)
+		if k.state() == stSocket && k.fam == fam6 {
+			k.v6only = arg&2 != 0 // an unbound socket's IPV6_V6ONLY (bound ones keep bind's)
+		}
+		return 0, k.connect(k.reqAddr(q), port)
 	case opShutdown:
 		return 0, k.shutdown(int(arg))
 	case opClose:
@@ -191,7 +211,7 @@ func (p *proc) handle(q, r []byte) (int64, unix.Errno) {
 	case opSetOpt:
 		return 0, 0
 	}
-	p.st.BadRequests++
+	p.bumpStat(&p.st.BadRequests)
 	return -1, unix.EINVAL
 }
 
@@ -204,8 +224,9 @@ func (p *proc) sock(i int) *sock {
 	return p.socks[i]
 }
 
-// newSock takes a free slot and resets its header.
-func (p *proc) newSock() (*sock, unix.Errno) {
+// newSock takes a free slot for a socket of family fam and resets its
+// header.
+func (p *proc) newSock(fam int) (*sock, unix.Errno) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.free) == 0 {
@@ -214,6 +235,88 @@ func (p *proc) newSock() (*sock, unix.Errno) {
 	}
 	i := p.free[len(p.free)-1]
 	p.free = p.free[:len(p.free)-1]
+	k := p.initSock(i)
+	k.fam = fam
+	return k, 0
+}
+
+// adoptListener puts listener l in slot i (a forked child's copy of its
+// parent's slot i); nil when the slot is taken or l closed.
+func (p *proc) adoptListener(i int, l *listener) *sock {
+	p.mu.Lock()
+	at := -1
+	for j, f := range p.free {
+		if f == i {
+			at = j
+			break
+		}
+	}
+	if at < 0 {
+		p.mu.Unlock()
+		return nil
+	}
+	p.free = append(p.free[:at], p.free[at+1:]...)
+	k := p.initSock(i)
+	k.lst, k.port, k.addr, k.fam, k.takes, k.v6only = l, l.port, l.addr, l.fam, l.takes, l.v6only
+	k.setLocal(l.addr, l.port)
+	k.st.Slot, k.st.Kind, k.st.Local = i, "listen", netip.AddrPortFrom(l.addr, l.port).String()
+	p.st.Inherited++
+	p.mu.Unlock()
+	if !l.addMember(k) {
+		p.mu.Lock()
+		p.socks[i] = nil
+		p.mem.u32(k.off + sState).Store(stFree)
+		p.free = append(p.free, i)
+		p.mu.Unlock()
+		return nil
+	}
+	k.setState(stListen)
+	return k
+}
+
+// adoptConn puts shared connection sh in slot i (a forked child's copy
+// of its parent's slot i); false when the slot is taken or sh closed.
+func (p *proc) adoptConn(i int, sh *shared) bool {
+	p.mu.Lock()
+	at := -1
+	for j, f := range p.free {
+		if f == i {
+			at = j
+			break
+		}
+	}
+	if at < 0 {
+		p.mu.Unlock()
+		sh.release()
+		return false
+	}
+	p.free = append(p.free[:at], p.free[at+1:]...)
+	k := p.initSock(i)
+	k.fam = sh.fam
+	c := sh.c
+	k.conn.Store(c)
+	la, ra := addrPort(c.LocalAddr()), addrPort(c.RemoteAddr())
+	k.setLocal(la.Addr(), la.Port())
+	k.setRemote(ra.Addr(), ra.Port())
+	k.st.Slot, k.st.Kind, k.st.Local, k.st.Remote = i, "inherited", c.LocalAddr().String(), c.RemoteAddr().String()
+	k.readerDone = make(chan struct{})
+	close(k.readerDone) // no reader until its turn
+	p.st.Inherited++
+	p.mu.Unlock()
+	k.setState(stConnected)
+	if !sh.adopt(k) {
+		p.mu.Lock()
+		p.socks[i] = nil
+		p.mem.u32(k.off + sState).Store(stFree)
+		p.free = append(p.free, i)
+		p.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+// initSock makes slot i (taken from the free list) a new socket; under mu.
+func (p *proc) initSock(i int) *sock {
 	o := p.mem.g.slot(i)
 	clear(p.mem.b[o : o+slotHdr])
 	p.mem.u32(o + sState).Store(stSocket)
@@ -221,7 +324,7 @@ func (p *proc) newSock() (*sock, unix.Errno) {
 		closing: make(chan struct{}), rx: p.mem.RxRing(i), tx: p.mem.TxRing(i)}
 	p.socks[i] = k
 	p.st.Opened++
-	return k, 0
+	return k
 }
 
 // freeSock gives slot k back once both sides are done with it.
@@ -248,6 +351,7 @@ func (p *proc) freeSock(k *sock) {
 // teardown ends every socket of a process that went away.
 func (p *proc) teardown() {
 	p.mu.Lock()
+	p.tearing = true
 	live := make([]*sock, 0)
 	for _, k := range p.socks {
 		if k != nil {

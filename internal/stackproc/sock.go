@@ -2,11 +2,9 @@ package stackproc
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
-	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -29,14 +27,18 @@ type sock struct {
 	rx   ByteRing
 	tx   ByteRing
 
-	// Request loop only.
-	port uint16
-	addr [4]byte
+	// Request loop only (fam before the socket is used).
+	fam    int // fam4 or fam6
+	v6only bool
+	takes  uint8 // take4, take6: what a bound socket accepts
+	port   uint16
+	addr   netip.Addr
 
 	// Set once by the request loop or the dial.
-	ln   *gonet.Listener
-	acc  chan *gonet.Conn
+	lst  *listener
 	conn atomic.Pointer[gonet.Conn]
+	// sh is set once the connection is held by a forked child too.
+	sh atomic.Pointer[shared]
 
 	txKick, rxKick chan struct{}
 	closing        chan struct{}
@@ -56,16 +58,6 @@ func (k *sock) kick(ch chan struct{}) {
 
 func (k *sock) state() uint32     { return k.p.mem.u32(k.off + sState).Load() }
 func (k *sock) setState(s uint32) { k.p.mem.u32(k.off + sState).Store(s) }
-
-func (k *sock) setLocal(a [4]byte, port uint16) {
-	k.p.mem.u32(k.off + sLAddr).Store(binary.LittleEndian.Uint32(a[:]))
-	k.p.mem.u32(k.off + sLPort).Store(uint32(port))
-}
-
-func (k *sock) setRemote(a [4]byte, port uint16) {
-	k.p.mem.u32(k.off + sRAddr).Store(binary.LittleEndian.Uint32(a[:]))
-	k.p.mem.u32(k.off + sRPort).Store(uint32(port))
-}
 
 // errnoOf is the errno a stack error stands for (gonet wraps Linux's).
 func errnoOf(err error) unix.Errno {
@@ -90,31 +82,37 @@ func (k *sock) fail(err error) {
 	k.p.mu.Unlock()
 }
 
-func (k *sock) bind(addr [4]byte, port uint16) unix.Errno {
+// bind reserves addr:port; flags are request BIND's (bit 0
+// SO_REUSEPORT, bit 1 IPV6_V6ONLY).
+func (k *sock) bind(addr netip.Addr, port uint16, flags int32) unix.Errno {
 	switch k.state() {
 	case stSocket:
 	default:
 		return unix.EINVAL // bind(2): already bound
 	}
-	if addr != [4]byte{} && addr != k.p.s.r.Addr() {
-		return unix.EADDRNOTAVAIL
-	}
-	got, errno := k.p.s.bindPort(k, port)
+	reuse, v6only := flags&1 != 0, flags&2 != 0 && k.fam == fam6
+	takes, errno := k.bindAddr(addr, v6only)
 	if errno != 0 {
 		return errno
 	}
-	k.port, k.addr = got, addr
+	got, errno := k.p.s.bindPort(k, port, reuse, takes)
+	if errno != 0 {
+		return errno
+	}
+	k.port, k.addr, k.takes, k.v6only = got, addr, takes, v6only
 	k.setLocal(addr, got)
 	k.setState(stBound)
 	return 0
 }
 
-func (k *sock) listen(backlog int) unix.Errno {
+// listen makes k a listener; flags are BIND's, for a socket listen
+// binds itself (inet_autobind).
+func (k *sock) listen(backlog int, flags int32) unix.Errno {
 	switch k.state() {
 	case stListen:
 		return 0 // listen(2) again only changes the backlog
 	case stSocket:
-		if errno := k.bind([4]byte{}, 0); errno != 0 {
+		if errno := k.bind(k.unspecified(), 0, flags&^1); errno != 0 {
 			return errno
 		}
 	case stBound:
@@ -123,59 +121,33 @@ func (k *sock) listen(backlog int) unix.Errno {
 	}
 	// Linux caps the backlog at net.core.somaxconn (4096 since 5.4).
 	backlog = min(max(backlog, 1), 4096)
-	ln, err := gonet.ListenOptions(k.p.s.r, k.port, backlog, k.p.s.cfg.Conn)
-	if err != nil {
-		return errnoOf(err)
+	l, errno := k.p.s.listenOn(k, backlog)
+	if errno != 0 {
+		return errno
 	}
-	k.ln, k.acc = ln, make(chan *gonet.Conn, backlog)
+	k.lst = l
+	l.addMember(k)
 	k.setState(stListen)
 	k.p.mu.Lock()
-	k.st.Kind, k.st.Local = "listen", fmt.Sprintf("%s:%d", net.IP(k.addr[:]), k.port)
+	k.st.Slot, k.st.Kind, k.st.Local = k.slot, "listen", netip.AddrPortFrom(k.addr, k.port).String()
 	k.p.mu.Unlock()
-	k.p.wg.Add(1)
-	go k.acceptLoop()
 	return 0
 }
 
-// acceptLoop moves accepted connections into the socket's accept queue,
-// at most backlog of them, as the kernel's accept queue holds them.
-func (k *sock) acceptLoop() {
-	defer k.p.wg.Done()
-	for {
-		c, err := k.ln.Accept()
-		if err != nil {
-			return
-		}
-		select {
-		case k.acc <- c.(*gonet.Conn):
-			k.p.mem.u32(k.off + sAccq).Add(1)
-			k.p.notify(k.slot)
-		case <-k.closing:
-			_ = c.Close()
-			return
-		}
-	}
-}
-
 func (k *sock) accept(r []byte) (int, unix.Errno) {
-	if k.state() != stListen {
+	if k.state() != stListen || k.lst == nil {
 		return -1, unix.EINVAL
 	}
-	var c *gonet.Conn
-	select {
-	case c = <-k.acc:
-		k.p.mem.u32(k.off + sAccq).Add(^uint32(0))
-	default:
+	c := k.lst.take()
+	if c == nil {
 		return -1, unix.EAGAIN
 	}
-	n, errno := k.p.newSock()
+	n, errno := k.p.newSock(k.fam)
 	if errno != 0 {
 		_ = c.Close()
 		return -1, errno
 	}
-	ra := c.RemoteAddr().(*net.TCPAddr)
-	binary.BigEndian.PutUint16(r[pPort:], uint16(ra.Port))
-	copy(r[pAddr:pAddr+4], ra.IP.To4())
+	k.putAddr(r, addrPort(c.RemoteAddr()))
 	k.p.mu.Lock()
 	k.st.Accepts++
 	k.p.st.Accepted++
@@ -184,23 +156,12 @@ func (k *sock) accept(r []byte) (int, unix.Errno) {
 	return n.slot, 0
 }
 
-func tcpAddr4(a net.Addr) ([4]byte, uint16) {
-	var out [4]byte
-	t, ok := a.(*net.TCPAddr)
-	if !ok {
-		return out, 0
-	}
-	copy(out[:], t.IP.To4())
-	return out, uint16(t.Port)
-}
-
 // attach starts serving a connection in k's rings.
 func (k *sock) attach(c *gonet.Conn, kind string) {
 	k.conn.Store(c)
-	la, lp := tcpAddr4(c.LocalAddr())
-	ra, rp := tcpAddr4(c.RemoteAddr())
-	k.setLocal(la, lp)
-	k.setRemote(ra, rp)
+	la, ra := addrPort(c.LocalAddr()), addrPort(c.RemoteAddr())
+	k.setLocal(la.Addr(), la.Port())
+	k.setRemote(ra.Addr(), ra.Port())
 	k.p.mu.Lock()
 	k.st.Slot, k.st.Kind = k.slot, kind
 	k.st.Local, k.st.Remote = c.LocalAddr().String(), c.RemoteAddr().String()
@@ -213,7 +174,7 @@ func (k *sock) attach(c *gonet.Conn, kind string) {
 	k.p.notify(k.slot)
 }
 
-func (k *sock) connect(addr [4]byte, port uint16) unix.Errno {
+func (k *sock) connect(addr netip.Addr, port uint16) unix.Errno {
 	switch k.state() {
 	case stConnecting:
 		return unix.EALREADY
@@ -225,8 +186,11 @@ func (k *sock) connect(addr [4]byte, port uint16) unix.Errno {
 	if port == 0 {
 		return unix.ECONNREFUSED
 	}
+	raddr, errno := k.dialAddr(addr, port)
+	if errno != 0 {
+		return errno
+	}
 	k.setState(stConnecting)
-	raddr := &net.TCPAddr{IP: net.IP(addr[:]).To4(), Port: int(port)}
 	k.p.wg.Add(1)
 	go func() {
 		defer k.p.wg.Done()
@@ -286,18 +250,15 @@ func (k *sock) close() {
 	k.closeOnce.Do(func() { close(k.closing) })
 	st := k.state()
 	switch {
-	case k.ln != nil:
-		_ = k.ln.Close()
-		for {
-			select {
-			case c := <-k.acc:
-				_ = c.Close()
-				continue
-			default:
-			}
-			break
-		}
-		k.p.s.releasePort(k, k.port)
+	case k.lst != nil:
+		// One holder fewer; the listener closes with its last
+		// (inet_csk_listen_stop resets its queue then).
+		k.lst.removeMember(k)
+		k.p.freeSock(k)
+	case (st == stConnected || st == stClosing) && k.sh.Load() != nil && k.sh.Load().detach(k):
+		// A holder of a shared connection waiting for its turn: its
+		// copy goes, the connection stays with the others.
+		k.setState(stClosing)
 		k.p.freeSock(k)
 	case st == stConnected || st == stClosing:
 		k.setState(stClosing)
@@ -428,6 +389,18 @@ func (k *sock) writer(c *gonet.Conn) {
 		case <-k.closing:
 		}
 		wait.Store(0)
+	}
+	if sh := k.sh.Load(); sh != nil && sh.leaving() {
+		// Another process holds the connection: it goes on there.
+		sh.stopReader(k)
+		data, fl, errno := k.unread()
+		k.p.s.mu.Lock()
+		k.p.s.counters.Handovers++
+		k.p.s.counters.HandoverBytes += uint64(len(data))
+		k.p.s.mu.Unlock()
+		k.p.freeSock(k)
+		sh.handover(data, fl, errno)
+		return
 	}
 	_ = c.Close()
 	<-k.readerDone

@@ -2,6 +2,7 @@ package stackproc
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -261,13 +262,87 @@ var _ = Describe("the stack process", func() {
 		Expect(f.slotU32(int(s2), sRPort)).To(BeEquivalentTo(7100))
 	})
 
+	It("shares a port among SO_REUSEPORT listeners only, spreads connections over them, and frees it with the last", func() {
+		f, err := dialFake(path)
+		Expect(err).NotTo(HaveOccurred())
+		defer f.close()
+		sock := func() int { s, _, _, _ := f.call(opSocket, -1, 0, [4]byte{}, 0); return int(s) }
+		s1, s2, s3 := sock(), sock(), sock()
+		_, errno, _, _ := f.call(opBind, s1, 1, [4]byte{}, 7200)
+		Expect(errno).To(BeZero())
+		_, errno, _, _ = f.call(opBind, s2, 0, [4]byte{}, 7200)
+		Expect(errno).To(Equal(unix.EADDRINUSE), "without SO_REUSEPORT")
+		_, errno, _, _ = f.call(opBind, s3, 1, [4]byte{}, 7200)
+		Expect(errno).To(BeZero(), "with SO_REUSEPORT on both")
+		for _, s := range []int{s1, s3} {
+			_, errno, _, _ = f.call(opListen, s, 64, [4]byte{}, 0)
+			Expect(errno).To(BeZero())
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		for i := 0; i < 16; i++ {
+			c, err := gonet.Dial(ctx, pair.B, "10.9.0.1:7200")
+			Expect(err).NotTo(HaveOccurred())
+			defer c.Close()
+		}
+		Expect(f.until(10*time.Second, func() bool { return f.slotU32(s1, sAccq)+f.slotU32(s3, sAccq) == 16 })).To(BeTrue())
+		Expect(f.slotU32(s1, sAccq)).To(BeNumerically(">", 0), "the hash spreads 16 flows over both")
+		Expect(f.slotU32(s3, sAccq)).To(BeNumerically(">", 0))
+		Expect(srv.Stats().Server.ReuseportSpread).To(BeEquivalentTo(16))
+		for _, s := range []int{s1, s2, s3} {
+			f.call(opClose, s, 0, [4]byte{}, 0)
+		}
+		s4 := sock()
+		_, errno, _, _ = f.call(opBind, s4, 0, [4]byte{}, 7200)
+		Expect(errno).To(BeZero(), "the port is free again")
+	})
+
+	It("holds a forking process's listener for the child that presents the token, at the same slot, after the parent is gone", func() {
+		p, err := dialFake(path)
+		Expect(err).NotTo(HaveOccurred())
+		s, _, _, _ := p.call(opSocket, -1, 0, [4]byte{}, 0)
+		s, _, _, _ = p.call(opSocket, -1, 0, [4]byte{}, 0) // slot 1: the child must find it there
+		_, errno, _, _ := p.call(opListen, int(s), 8, [4]byte{}, 0)
+		Expect(errno).To(BeZero())
+		tok, errno, _, _ := p.call(opFork, -1, 0, [4]byte{}, 0)
+		Expect(errno).To(BeZero())
+		Expect(tok).To(BeNumerically(">", 0))
+		port := p.slotU32(int(s), sLPort)
+		p.close() // the parent exits before its child claims
+		Eventually(func() []ProcStats { return srv.Stats().Processes }).WithTimeout(10 * time.Second).
+			Should(ContainElement(HaveField("Exited", true)))
+
+		c, err := dialFakeToken(path, uint64(tok)<<1|1)
+		Expect(err).NotTo(HaveOccurred())
+		defer c.close()
+		Expect(c.slotU32(int(s), sState)).To(Equal(stListen), "the listener at the parent's slot")
+		Expect(c.slotU32(int(s), sLPort)).To(Equal(port))
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		conn, err := gonet.Dial(ctx, pair.B, fmt.Sprintf("10.9.0.1:%d", port))
+		Expect(err).NotTo(HaveOccurred(), "still listening")
+		defer conn.Close()
+		Expect(c.until(10*time.Second, func() bool { return c.slotU32(int(s), sAccq) == 1 })).To(BeTrue())
+		_, errno, _, _ = c.call(opAccept, int(s), 0, [4]byte{}, 0)
+		Expect(errno).To(BeZero())
+		st := srv.Stats().Server
+		Expect(st.Forks).To(BeEquivalentTo(1))
+		Expect(st.ForkChildren).To(BeEquivalentTo(1))
+		Expect(st.Inherited).To(BeEquivalentTo(1))
+
+		u, err := dialFakeToken(path, 12345)
+		Expect(err).NotTo(HaveOccurred(), "an unknown token: a fresh process")
+		defer u.close()
+		Eventually(func() uint64 { return srv.Stats().Server.ForkUnknown }).Should(BeEquivalentTo(1))
+	})
+
 	It("refuses a hello of another version, and counts it", func() {
 		c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
 		Expect(err).NotTo(HaveOccurred())
 		defer c.Close()
 		_, err = c.Write([]byte{0x53, 0x56, 0x50, 0x4c, 9, 0, 0, 0, 0, 0, 0, 0})
 		Expect(err).NotTo(HaveOccurred())
-		b := make([]byte, helloLen)
+		b := make([]byte, answerLen)
 		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		_, err = io.ReadFull(c, b)
 		Expect(err).NotTo(HaveOccurred())

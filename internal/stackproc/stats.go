@@ -15,6 +15,9 @@ type ProcStats struct {
 	// Opened counts sockets the process created or accepted;
 	// Accepted and Connected those that accept and connect gave.
 	Opened, Accepted, Connected, ConnectFailed uint64
+	// Inherited counts listeners the process took over from the
+	// parent that forked it.
+	Inherited uint64 `json:"inherited,omitempty"`
 	// Requests counts control requests, BadRequests those naming no
 	// socket of the process or no operation; Doorbells the app's rings.
 	Requests, BadRequests, Doorbells uint64
@@ -86,6 +89,9 @@ func kv(m map[string]uint64) string {
 func (p ProcStats) line() string {
 	s := fmt.Sprintf("preload process pid=%d comm=%s exited=%v opened=%d accepted=%d connected=%d connect_failed=%d requests=%d bad_requests=%d doorbells=%d rx_bytes=%d tx_bytes=%d",
 		p.PID, p.Comm, p.Exited, p.Opened, p.Accepted, p.Connected, p.ConnectFailed, p.Requests, p.BadRequests, p.Doorbells, p.RxBytes, p.TxBytes)
+	if p.Inherited != 0 {
+		s += fmt.Sprintf(" inherited=%d", p.Inherited)
+	}
 	if p.SlotsExhausted != 0 {
 		s += fmt.Sprintf(" slots_exhausted=%d", p.SlotsExhausted)
 	}

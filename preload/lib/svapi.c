@@ -1,5 +1,6 @@
-/* svapi.c: the interposed socket API. AF_INET SOCK_STREAM sockets are
- * the stack process's; every other descriptor goes to libc untouched. */
+/* svapi.c: the interposed socket API. AF_INET and AF_INET6 SOCK_STREAM
+ * sockets are the stack process's; every other descriptor goes to libc
+ * untouched. */
 #define _GNU_SOURCE
 #include "svcore.h"
 
@@ -12,6 +13,8 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -56,7 +59,8 @@ EXPORT int socket(int domain, int type, int protocol)
 {
 	sv_resolve();
 	int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (domain != AF_INET || base != SOCK_STREAM || (protocol != 0 && protocol != IPPROTO_TCP))
+	int tcp = base == SOCK_STREAM && (protocol == 0 || protocol == IPPROTO_TCP);
+	if ((domain != AF_INET && domain != AF_INET6) || !tcp)
 		return sv_real.socket(domain, type, protocol);
 	int r = sv_ready();
 	if (r < 0)
@@ -67,31 +71,61 @@ EXPORT int socket(int domain, int type, int protocol)
 	int fd = eventfd(0, (type & SOCK_CLOEXEC) ? EFD_CLOEXEC : 0);
 	if (fd < 0)
 		return -1;
-	int64_t slot = sv_request(SV_OP_SOCKET, -1, 0, NULL);
+	/* A stack without IPv6 answers AF_INET6 with EAFNOSUPPORT, as a
+	 * kernel without it does, rather than the socket going to Linux's
+	 * stack behind the program's back (redis's optional "-::*" then
+	 * serves IPv4 only). */
+	int64_t slot = sv_request(SV_OP_SOCKET, -1, domain, 0, NULL);
 	if (slot < 0) {
 		int e = errno;
 		sv_real.close(fd);
-		errno = e;
-		return -1;
+		return refuse(SV_C_SOCKET, e);
 	}
 	if (sv_own(fd, (int)slot, type & SOCK_NONBLOCK) < 0) {
 		int e = errno;
-		sv_request(SV_OP_CLOSE, (int)slot, 0, NULL);
+		sv_request(SV_OP_CLOSE, (int)slot, 0, 0, NULL);
 		sv_real.close(fd);
 		errno = e;
 		return -1;
 	}
+	sv_owned(fd)->family = domain;
 	return fd;
 }
 
-static int inaddr(const struct sockaddr *sa, socklen_t len, struct sockaddr_in *out)
+/* inaddr reads a bind's or connect's address for a socket of family
+ * fam, with Linux's checks: inet_bind wants a sockaddr_in of AF_INET,
+ * inet6_bind and tcp_v6_connect at least SIN6_LEN_RFC2133 (24) bytes of
+ * AF_INET6 (a short one EINVAL, another family EAFNOSUPPORT). */
+static int inaddr(int fam, const struct sockaddr *sa, socklen_t len, struct sv_addr *out)
 {
-	if (!sa || len < sizeof(struct sockaddr_in))
+	memset(out, 0, sizeof *out);
+	out->fam = fam;
+	if (fam == AF_INET6) {
+		struct sockaddr_in6 in6 = {0};
+		if (!sa || len < 24)
+			return EINVAL;
+		memcpy(&in6, sa, len < sizeof in6 ? len : sizeof in6);
+		if (in6.sin6_family != AF_INET6)
+			return EAFNOSUPPORT;
+		out->port = in6.sin6_port;
+		memcpy(out->ip, &in6.sin6_addr, 16);
+		return 0;
+	}
+	struct sockaddr_in in;
+	if (!sa || len < sizeof in)
 		return EINVAL;
-	memcpy(out, sa, sizeof *out);
-	if (out->sin_family != AF_INET)
+	memcpy(&in, sa, sizeof in);
+	if (in.sin_family != AF_INET)
 		return EAFNOSUPPORT;
+	out->port = in.sin_port;
+	memcpy(out->ip, &in.sin_addr, 4);
 	return 0;
+}
+
+/* bindflags are request BIND's flags: SO_REUSEPORT, IPV6_V6ONLY. */
+static int bindflags(const struct sv_fd *f)
+{
+	return (f->opts[SV_O_REUSEPORT] ? 1 : 0) | (f->family == AF_INET6 && f->opts[SV_O_V6ONLY] ? 2 : 0);
 }
 
 EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
@@ -100,11 +134,11 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 	OWN(fd, SV_C_BIND);
 	if (!f)
 		return sv_real.bind(fd, sa, len);
-	struct sockaddr_in in;
-	int e = inaddr(sa, len, &in);
+	struct sv_addr in;
+	int e = inaddr(f->family, sa, len, &in);
 	if (e)
 		return refuse(SV_C_BIND, e);
-	return sv_request(SV_OP_BIND, f->slot, 0, &in) < 0 ? -1 : 0;
+	return sv_request(SV_OP_BIND, f->slot, bindflags(f), 0, &in) < 0 ? -1 : 0;
 }
 
 EXPORT int listen(int fd, int backlog)
@@ -113,19 +147,32 @@ EXPORT int listen(int fd, int backlog)
 	OWN(fd, SV_C_LISTEN);
 	if (!f)
 		return sv_real.listen(fd, backlog);
-	return sv_request(SV_OP_LISTEN, f->slot, backlog, NULL) < 0 ? -1 : 0;
+	return sv_request(SV_OP_LISTEN, f->slot, backlog, bindflags(f), NULL) < 0 ? -1 : 0;
 }
 
 static int accq(int slot) { return SV_LOAD(sv_u32(sv_slot(slot), SV_S_ACCQ)) != 0 || state(slot) != SV_ST_LISTEN; }
 
-static void fill(struct sockaddr *sa, socklen_t *len, uint32_t addr, uint16_t port)
+/* fill writes an address as the socket's family has it: ip is 4 bytes
+ * for AF_INET, 16 for AF_INET6; truncated to *len, which then says the
+ * full length (as Linux's move_addr_to_user). */
+static void fill(struct sockaddr *sa, socklen_t *len, int fam, const uint8_t *ip, uint16_t port)
 {
 	if (!sa || !len)
 		return;
-	struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr = {.s_addr = addr}};
-	socklen_t n = *len < sizeof in ? *len : sizeof in;
-	memcpy(sa, &in, n);
-	*len = sizeof in;
+	struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons(port)};
+	struct sockaddr_in6 in6 = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+	const void *src = &in;
+	socklen_t full = sizeof in;
+	if (fam == AF_INET6) {
+		memcpy(&in6.sin6_addr, ip, 16);
+		src = &in6;
+		full = sizeof in6;
+	} else {
+		memcpy(&in.sin_addr, ip, 4);
+	}
+	socklen_t n = *len < full ? *len : full;
+	memcpy(sa, src, n);
+	*len = full;
 }
 
 EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int fl)
@@ -137,19 +184,20 @@ EXPORT int accept4(int fd, struct sockaddr *sa, socklen_t *len, int fl)
 	if (fl & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
 		return refuse(SV_C_ACCEPT, EINVAL);
 	for (;;) {
-		struct sockaddr_in peer = {0};
-		int64_t slot = sv_request(SV_OP_ACCEPT, f->slot, 0, &peer);
+		struct sv_addr peer = {.fam = f->family};
+		int64_t slot = sv_request(SV_OP_ACCEPT, f->slot, 0, 0, &peer);
 		if (slot >= 0) {
 			int nfd = eventfd(0, (fl & SOCK_CLOEXEC) ? EFD_CLOEXEC : 0);
 			if (nfd < 0 || sv_own(nfd, (int)slot, fl & SOCK_NONBLOCK) < 0) {
 				int e = errno;
 				if (nfd >= 0)
 					sv_real.close(nfd);
-				sv_request(SV_OP_CLOSE, (int)slot, 0, NULL);
+				sv_request(SV_OP_CLOSE, (int)slot, 0, 0, NULL);
 				errno = e;
 				return -1;
 			}
-			fill(sa, len, peer.sin_addr.s_addr, ntohs(peer.sin_port));
+			sv_owned(nfd)->family = f->family;
+			fill(sa, len, f->family, peer.ip, ntohs(peer.port));
 			return nfd;
 		}
 		if (errno != EAGAIN || f->nonblock)
@@ -173,11 +221,11 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	OWN(fd, SV_C_CONNECT);
 	if (!f)
 		return sv_real.connect(fd, sa, len);
-	struct sockaddr_in in;
-	int e = inaddr(sa, len, &in);
+	struct sv_addr in;
+	int e = inaddr(f->family, sa, len, &in);
 	if (e)
 		return refuse(SV_C_CONNECT, e);
-	if (sv_request(SV_OP_CONNECT, f->slot, 0, &in) == 0)
+	if (sv_request(SV_OP_CONNECT, f->slot, bindflags(f), 0, &in) == 0)
 		return 0;
 	if (errno != EINPROGRESS || f->nonblock)
 		return -1;
@@ -485,18 +533,82 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 	return do_send(f, iov, cnt, 0);
 }
 
-EXPORT int close(int fd)
+/* forget is close(fd) without the kernel's part: fd leaves the epoll
+ * sets and the table, and the last descriptor of a socket closes it. */
+static void forget(int fd)
 {
-	sv_resolve();
 	sv_closed(fd); /* an epoll set, or a socket in epoll sets */
 	struct sv_fd *f = sv_owned(fd);
 	if (!f)
-		return sv_real.close(fd);
+		return;
 	sv_count(SV_C_CLOSE, 0);
-	if (!sv_inherited(fd))
-		sv_request(SV_OP_CLOSE, f->slot, 0, NULL);
-	sv_disown(fd);
+	int slot = f->slot;
+	if (sv_disown(fd) == 0)
+		sv_request(SV_OP_CLOSE, slot, 0, 0, NULL);
+}
+
+EXPORT int close(int fd)
+{
+	sv_resolve();
+	forget(fd);
 	return sv_real.close(fd);
+}
+
+/* dup and friends: the kernel dups the eventfd (its numbering,
+ * close-on-exec and EMFILE are the kernel's), and the new number names
+ * the same socket, whose last descriptor's close closes it. */
+static int dup_done(int oldfd, int nfd)
+{
+	if (nfd < 0)
+		return -1;
+	if (sv_dup_to(oldfd, nfd) < 0) {
+		int e = errno;
+		sv_real.close(nfd);
+		errno = e;
+		return refuse(SV_C_DUP, e);
+	}
+	return nfd;
+}
+
+EXPORT int dup(int fd)
+{
+	sv_resolve();
+	if (!sv_owned(fd))
+		return sv_real.dup(fd);
+	sv_count(SV_C_DUP, 0);
+	return dup_done(fd, sv_real.dup(fd));
+}
+
+static int dup_onto(int oldfd, int newfd, int flags, int three)
+{
+	struct sv_fd *f = sv_owned(oldfd);
+	if (!f && !sv_owned(newfd) )
+		return three ? sv_real.dup3(oldfd, newfd, flags) : sv_real.dup2(oldfd, newfd);
+	sv_count(SV_C_DUP, 0);
+	if (oldfd == newfd) {
+		if (three)
+			return refuse(SV_C_DUP, EINVAL);
+		return newfd; /* dup2 of a valid fd onto itself */
+	}
+	if (sv_real.fcntl(oldfd, F_GETFD) < 0)
+		return refuse(SV_C_DUP, EBADF);
+	forget(newfd); /* dup2 closes newfd silently first */
+	int r = three ? sv_real.dup3(oldfd, newfd, flags) : sv_real.dup2(oldfd, newfd);
+	if (r < 0 || !f)
+		return r;
+	return dup_done(oldfd, r);
+}
+
+EXPORT int dup2(int oldfd, int newfd)
+{
+	sv_resolve();
+	return dup_onto(oldfd, newfd, 0, 0);
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	sv_resolve();
+	return dup_onto(oldfd, newfd, flags, 1);
 }
 
 EXPORT int shutdown(int fd, int how)
@@ -507,7 +619,7 @@ EXPORT int shutdown(int fd, int how)
 		return sv_real.shutdown(fd, how);
 	if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR)
 		return refuse(SV_C_SHUTDOWN, EINVAL);
-	if (sv_request(SV_OP_SHUTDOWN, f->slot, how, NULL) < 0)
+	if (sv_request(SV_OP_SHUTDOWN, f->slot, how, 0, NULL) < 0)
 		return -1;
 	if (how != SHUT_WR)
 		f->shut_rd = 1;
@@ -548,6 +660,18 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen_t le
 	}
 	if (level == IPPROTO_TCP && (name == TCP_KEEPIDLE || name == TCP_KEEPINTVL || name == TCP_KEEPCNT))
 		return 0; /* keepalive is not sent by the stack: accepted, see docs/preload.md */
+	if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) {
+		/* Linux's do_ipv6_setsockopt: only before bind (inet_num 0);
+		 * an AF_INET socket has no IPv6 level (ip_setsockopt). */
+		if (f->family != AF_INET6)
+			return refuse(SV_C_SETSOCKOPT, ENOPROTOOPT);
+		if (!val || len < sizeof(int) || state(f->slot) != SV_ST_SOCKET)
+			return refuse(SV_C_SETSOCKOPT, EINVAL);
+		int v;
+		memcpy(&v, val, sizeof v);
+		f->opts[SV_O_V6ONLY] = v != 0;
+		return 0;
+	}
 	int k = optslot(level, name);
 	if (k < 0)
 		return refuse(SV_C_SETSOCKOPT, ENOPROTOOPT);
@@ -584,7 +708,7 @@ EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 			return putint(val, len, v);
 		}
 		case SO_TYPE: return putint(val, len, SOCK_STREAM);
-		case SO_DOMAIN: return putint(val, len, AF_INET);
+		case SO_DOMAIN: return putint(val, len, f->family);
 		case SO_PROTOCOL: return putint(val, len, IPPROTO_TCP);
 		case SO_ACCEPTCONN: return putint(val, len, state(f->slot) == SV_ST_LISTEN);
 		case SO_LINGER: {
@@ -599,6 +723,11 @@ EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 		case SO_SNDBUF:
 			return putint(val, len, f->opts[optslot(level, name)] ? f->opts[optslot(level, name)] * 2 : (int)sv_ring);
 		}
+	}
+	if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) {
+		if (f->family != AF_INET6)
+			return refuse(SV_C_GETSOCKOPT, EOPNOTSUPP); /* do_ip_getsockopt: level != SOL_IP */
+		return putint(val, len, f->opts[SV_O_V6ONLY] != 0);
 	}
 	int k = optslot(level, name);
 	if (k < 0)
@@ -616,9 +745,14 @@ static int name(int fd, struct sockaddr *sa, socklen_t *len, int peer)
 	uint8_t *s = sv_slot(f->slot);
 	if (peer && state(f->slot) != SV_ST_CONNECTED && state(f->slot) != SV_ST_CLOSING)
 		return refuse(SV_C_NAME, ENOTCONN);
-	uint32_t a = SV_LOAD(sv_u32(s, peer ? SV_S_RADDR : SV_S_LADDR));
+	uint8_t ip[16];
+	for (int i = 0; i < 16; i += 4) {
+		uint32_t w = SV_LOAD(sv_u32(s, (peer ? SV_S_RADDR : SV_S_LADDR) + (size_t)i));
+		memcpy(ip + i, &w, 4);
+	}
 	uint32_t p = SV_LOAD(sv_u32(s, peer ? SV_S_RPORT : SV_S_LPORT));
-	fill(sa, len, a, (uint16_t)p);
+	/* The stack keeps IPv4 IPv4-mapped: an AF_INET socket's is the last 4 bytes. */
+	fill(sa, len, f->family, f->family == AF_INET6 ? ip : ip + 12, (uint16_t)p);
 	return 0;
 }
 
@@ -639,6 +773,10 @@ static int do_fcntl(int fd, int cmd, void *arg)
 		case F_GETFD:
 		case F_SETFD:
 			break; /* the eventfd's own close-on-exec */
+		case F_DUPFD:
+		case F_DUPFD_CLOEXEC:
+			sv_count(SV_C_DUP, 0);
+			return dup_done(fd, sv_real.fcntl(fd, cmd, arg));
 		default:
 			return refuse(SV_C_FCNTL, EINVAL); /* F_DUPFD and the rest: see docs/preload.md */
 		}
@@ -691,4 +829,133 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 	}
 	}
 	return refuse(SV_C_IOCTL, ENOTTY);
+}
+
+/* Messages. Linux's tcp_sendmsg hands control messages to
+ * sock_cmsg_send, which skips those of other levels and SCM_RIGHTS or
+ * SCM_CREDENTIALS (semantically AF_UNIX's), and refuses a malformed one
+ * or any other SOL_SOCKET type it cannot honour with EINVAL
+ * (net/core/sock.c, __sock_cmsg_send): here that is every SOL_SOCKET
+ * type but those two (SO_MARK, SO_TIMESTAMPING, SCM_TXTIME need the
+ * kernel's qdisc). The destination of a connected stream is ignored, as
+ * Linux's TCP ignores it. */
+static int cmsg_refused(const struct msghdr *m)
+{
+	if (!m->msg_controllen)
+		return 0;
+	if (!m->msg_control)
+		return EFAULT;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR((struct msghdr *)m); c; c = CMSG_NXTHDR((struct msghdr *)m, c)) {
+		if (c->cmsg_len < sizeof(struct cmsghdr) ||
+		    c->cmsg_len > m->msg_controllen - (size_t)((char *)c - (char *)m->msg_control))
+			return EINVAL;
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type != SCM_RIGHTS && c->cmsg_type != SCM_CREDENTIALS)
+			return EINVAL;
+	}
+	return 0;
+}
+
+EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int fl)
+{
+	sv_resolve();
+	OWN(fd, SV_C_SENDMSG);
+	if (!f)
+		return sv_real.sendmsg(fd, m, fl);
+	if (!m)
+		return refuse(SV_C_SENDMSG, EFAULT);
+	if (m->msg_iovlen > IOV_MAX)
+		return refuse(SV_C_SENDMSG, EMSGSIZE);
+	int e = cmsg_refused(m);
+	if (e)
+		return refuse(SV_C_SENDMSG, e);
+	return do_send(f, m->msg_iov, (int)m->msg_iovlen, fl);
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
+{
+	sv_resolve();
+	OWN(fd, SV_C_RECVMSG);
+	if (!f)
+		return sv_real.recvmsg(fd, m, fl);
+	if (!m)
+		return refuse(SV_C_RECVMSG, EFAULT);
+	if (m->msg_iovlen > IOV_MAX)
+		return refuse(SV_C_RECVMSG, EMSGSIZE);
+	ssize_t n = do_recv(f, m->msg_iov, (int)m->msg_iovlen, fl);
+	if (n >= 0) {
+		/* A stream has no source address, and no control message is
+		 * enabled (tcp_recvmsg adds one only for SO_TIMESTAMP or
+		 * TCP_INQ). */
+		m->msg_namelen = 0;
+		m->msg_controllen = 0;
+		m->msg_flags = 0;
+	}
+	return n;
+}
+
+/* sendfile from a regular file into a socket of the stack: read at the
+ * offset (or the file's position, which then moves) and sent through the
+ * send ring, as do_send would write it (blocking writes all, nonblocking
+ * what fits). Linux's do_sendfile wants an input it can splice from: a
+ * socket of the stack as the input is EINVAL. */
+static ssize_t do_sendfile(int out, int in, off_t *off, size_t count)
+{
+	OWN(out, SV_C_SENDFILE);
+	if (!f)
+		return sv_real.sendfile(out, in, off, count);
+	if (sv_owned(in))
+		return refuse(SV_C_SENDFILE, EINVAL);
+	struct stat st;
+	if (fstat(in, &st) < 0)
+		return refuse(SV_C_SENDFILE, EBADF);
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return refuse(SV_C_SENDFILE, EINVAL);
+	off_t pos = off ? *off : lseek(in, 0, SEEK_CUR);
+	if (pos < 0)
+		return -1;
+	char buf[16384];
+	size_t total = 0;
+	int err = 0;
+	while (total < count) {
+		size_t want = count - total < sizeof buf ? count - total : sizeof buf;
+		ssize_t r = pread(in, buf, want, pos + (off_t)total);
+		if (r < 0) {
+			err = errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		struct iovec v = {buf, (size_t)r};
+		ssize_t w = do_send(f, &v, 1, 0);
+		if (w < 0) {
+			err = errno;
+			break;
+		}
+		total += (size_t)w;
+		if (w < r)
+			break;
+	}
+	if (off)
+		*off = pos + (off_t)total;
+	else if (total)
+		lseek(in, pos + (off_t)total, SEEK_SET);
+	if (!total && err) {
+		errno = err;
+		return -1;
+	}
+	return (ssize_t)total;
+}
+
+EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t count)
+{
+	sv_resolve();
+	return do_sendfile(out, in, off, count);
+}
+
+EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t count)
+{
+	sv_resolve();
+	if (!sv_owned(out))
+		return sv_real.sendfile64(out, in, off, count);
+	return do_sendfile(out, in, off, count);
 }

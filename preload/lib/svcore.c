@@ -32,23 +32,29 @@ static void resolve(void)
 	R(getsockname); R(getpeername); R(fcntl); R(ioctl);
 	R(epoll_create); R(epoll_create1); R(epoll_ctl); R(epoll_wait); R(epoll_pwait); R(poll); R(ppoll); R(select);
 	R(pselect);
-#undef R
 	sv_real.epoll_pwait2 = dlsym(RTLD_NEXT, "epoll_pwait2"); /* glibc 2.35 on */
 	sv_real.read_chk = dlsym(RTLD_NEXT, "__read_chk");
 	sv_real.recv_chk = dlsym(RTLD_NEXT, "__recv_chk");
 	sv_real.recvfrom_chk = dlsym(RTLD_NEXT, "__recvfrom_chk");
+	R(dup); R(dup2); R(dup3); R(sendmsg); R(recvmsg); R(sendfile); R(sendfile64);
+#undef R
 }
 void sv_resolve(void) { pthread_once(&resolve_once, resolve); }
 
 /* The descriptor table: one entry per possible fd (RLIMIT_NOFILE's hard
- * limit, at most 1 << 20), allocated once; gen ties an entry to the
- * connection that made it, so a forked child's inherited sockets are
- * told apart from its own. */
-struct entry { struct sv_fd f; uint32_t gen; };
+ * limit, at most 1 << 20), allocated once, naming a socket by slot; gen
+ * ties an entry to the connection that made it, so a forked child's
+ * inherited sockets are told apart from its own. The sockets themselves
+ * (struct sv_fd, shared by dup'ed descriptors) are an array by slot,
+ * sized from the stack's header at the first connection. */
+struct entry { int32_t slot; uint32_t gen; };
 static struct entry *table;
 static size_t table_len;
+static int table_hi; /* one past the highest fd ever owned: what a fork's child walks */
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static uint32_t gen = 1;
+static struct sv_fd *socks;
+static uint32_t nsocks;
 
 static void table_init(void)
 {
@@ -70,33 +76,62 @@ struct sv_fd *sv_owned(int fd)
 	if (!table || fd < 0 || (size_t)fd >= table_len)
 		return NULL;
 	struct entry *e = &table[fd];
-	if (e->gen == 0)
+	if (e->gen == 0 || !socks || e->slot < 0 || (uint32_t)e->slot >= nsocks)
 		return NULL;
-	return &e->f;
+	return &socks[e->slot];
 }
 
 /* inherited reports whether an owned fd came from the parent of a fork. */
 static int inherited(int fd) { return table[fd].gen != gen; }
 
+static void set_entry(int fd, int slot)
+{
+	table[fd].slot = slot;
+	__atomic_store_n(&table[fd].gen, gen, __ATOMIC_RELEASE);
+	if (fd >= __atomic_load_n(&table_hi, __ATOMIC_RELAXED))
+		__atomic_store_n(&table_hi, fd + 1, __ATOMIC_RELAXED);
+}
+
 int sv_own(int fd, int slot, int nonblock)
 {
 	pthread_once(&table_once, table_init);
-	if (!table || fd < 0 || (size_t)fd >= table_len) {
+	if (!table || fd < 0 || (size_t)fd >= table_len || !socks || slot < 0 || (uint32_t)slot >= nsocks) {
 		errno = EMFILE;
 		return -1;
 	}
-	struct entry *e = &table[fd];
-	memset(e, 0, sizeof *e);
-	e->f.slot = slot;
-	e->f.nonblock = nonblock != 0;
-	e->gen = gen;
+	struct sv_fd *f = &socks[slot];
+	memset(f, 0, sizeof *f);
+	f->slot = slot;
+	f->refs = 1;
+	f->nonblock = nonblock != 0;
+	set_entry(fd, slot);
 	return 0;
 }
 
-void sv_disown(int fd)
+int sv_disown(int fd)
 {
-	if (table && fd >= 0 && (size_t)fd < table_len)
-		memset(&table[fd], 0, sizeof table[fd]);
+	if (!table || fd < 0 || (size_t)fd >= table_len || table[fd].gen == 0)
+		return -1;
+	int left = -1;
+	if (!inherited(fd) && socks)
+		left = __atomic_sub_fetch(&socks[table[fd].slot].refs, 1, __ATOMIC_SEQ_CST);
+	memset(&table[fd], 0, sizeof table[fd]);
+	return left;
+}
+
+int sv_dup_to(int oldfd, int newfd)
+{
+	if (!table || newfd < 0 || (size_t)newfd >= table_len) {
+		errno = EMFILE;
+		return -1;
+	}
+	struct entry e = table[oldfd];
+	if (e.gen == gen)
+		__atomic_add_fetch(&socks[e.slot].refs, 1, __ATOMIC_SEQ_CST);
+	table[newfd] = e;
+	if (newfd >= table_hi)
+		table_hi = newfd + 1;
+	return 0;
 }
 
 /* The connection. */
@@ -109,33 +144,7 @@ static size_t mem_size;
 static uint64_t slot_off, stride, req_off, resp_off;
 static uint32_t recs, seq;
 
-static void child_after_fork(void)
-{
-	/* The child shares nothing with the parent's registration: its
-	 * inherited sockets stay the parent's (the stack serves them to the
-	 * parent), and its first socket call registers it anew. */
-	pthread_mutex_init(&conn_mu, NULL);
-	pthread_mutex_init(&req_mu, NULL);
-	if (conn_state == 1) {
-		conn_state = 0;
-		sv_real.close(ctl_fd);
-		sv_real.close(to_stack);
-		sv_real.close(to_app);
-		ctl_fd = to_stack = to_app = -1;
-		/* The parent's mapping stays mapped: inherited descriptors are
-		 * recognised by gen and never touch it. */
-		sv_mem = NULL;
-	}
-	gen++;
-}
-
-__attribute__((constructor)) static void sv_init(void)
-{
-	sv_resolve();
-	pthread_atfork(NULL, NULL, child_after_fork);
-}
-
-static int dial(void)
+static int dial(uint64_t token)
 {
 	const char *path = getenv("SAVANNA_STACK");
 	if (!path || !*path)
@@ -156,7 +165,7 @@ static int dial(void)
 		sv_real.close(fd);
 		return 2;
 	}
-	uint32_t hello[3] = {SV_MAGIC, SV_VERSION, (uint32_t)getpid()};
+	uint32_t hello[5] = {SV_MAGIC, SV_VERSION, (uint32_t)getpid(), (uint32_t)token, (uint32_t)(token >> 32)};
 	if (sv_real.write(fd, hello, sizeof hello) != (ssize_t)sizeof hello) {
 		conn_errno = EPROTO;
 		sv_real.close(fd);
@@ -201,6 +210,16 @@ static int dial(void)
 		conn_errno = EPROTO;
 		return 2;
 	}
+	uint32_t ns = *sv_u32(sv_mem, SV_H_NSLOTS);
+	if (!socks || nsocks != ns) {
+		void *p = mmap(NULL, (size_t)ns * sizeof *socks, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			conn_errno = ENOMEM;
+			return 2;
+		}
+		socks = p;
+		nsocks = ns;
+	}
 	sv_ring = *sv_u32(sv_mem, SV_H_RING);
 	recs = *sv_u32(sv_mem, SV_H_RECS);
 	slot_off = *sv_u64(sv_mem, SV_H_SLOT_OFF);
@@ -218,6 +237,77 @@ fail:
 	return 2;
 }
 
+/* fork. A process that holds sockets of the stack registers the fork
+ * first (the stack then holds its listeners for the child, so a parent
+ * that exits at once, as a daemon's first process does, closes nothing
+ * the child inherits); the child connects from its fork handler, before
+ * fork returns in it, presenting the token, and the stack gives it its
+ * parent's listeners at the same slots in its own memfd: those
+ * descriptors are its own from then on (nginx's workers accepting on the
+ * master's listener). Its other inherited sockets stay the parent's. */
+static uint64_t fork_token;
+static int owned_any(void)
+{
+	for (int fd = 0; fd < table_hi; fd++)
+		if (table[fd].gen == gen)
+			return 1;
+	return 0;
+}
+
+static void before_fork(void)
+{
+	fork_token = 0;
+	if (__atomic_load_n(&conn_state, __ATOMIC_ACQUIRE) != 1 || !table || !owned_any())
+		return;
+	int e = errno;
+	int64_t t = sv_request(SV_OP_FORK, -1, 0, 0, NULL);
+	if (t > 0)
+		fork_token = ((uint64_t)t << 1) | 1;
+	errno = e;
+}
+
+static void parent_after_fork(void) { fork_token = 0; }
+
+static void child_after_fork(void)
+{
+	pthread_mutex_init(&conn_mu, NULL);
+	pthread_mutex_init(&req_mu, NULL);
+	uint32_t parent_gen = gen;
+	int was = conn_state;
+	if (was == 1) {
+		conn_state = 0;
+		sv_real.close(ctl_fd);
+		sv_real.close(to_stack);
+		sv_real.close(to_app);
+		ctl_fd = to_stack = to_app = -1;
+		munmap(sv_mem, mem_size);
+		sv_mem = NULL;
+	}
+	gen++;
+	if (was != 1 || !fork_token)
+		return;
+	int e = errno;
+	int st = dial(fork_token);
+	fork_token = 0;
+	conn_state = st;
+	if (st == 1) {
+		/* Adopt what the stack put at the parent's slots. */
+		for (int fd = 0; fd < table_hi; fd++) {
+			struct entry *en = &table[fd];
+			if (en->gen == parent_gen && (uint32_t)en->slot < nsocks &&
+			    SV_LOAD(sv_u32(sv_slot(en->slot), SV_S_STATE)) != SV_ST_FREE)
+				en->gen = gen;
+		}
+	}
+	errno = e;
+}
+
+__attribute__((constructor)) static void sv_init(void)
+{
+	sv_resolve();
+	pthread_atfork(before_fork, parent_after_fork, child_after_fork);
+}
+
 int sv_ready(void)
 {
 	int st = __atomic_load_n(&conn_state, __ATOMIC_ACQUIRE);
@@ -225,7 +315,7 @@ int sv_ready(void)
 		pthread_mutex_lock(&conn_mu);
 		if (conn_state == 0) {
 			pthread_once(&table_once, table_init);
-			int s = dial();
+			int s = dial(0);
 			if (s == 2) {
 				char msg[160];
 				int k = snprintf(msg, sizeof msg, "savanna preload: cannot reach the stack process at %s: %s\n",
@@ -336,7 +426,7 @@ static int resp_ready(int unused)
 	return SV_LOAD(sv_u64(r, SV_R_TAIL)) != SV_LOAD(sv_u64(r, SV_R_HEAD));
 }
 
-int64_t sv_request(int op, int slot, int arg, struct sockaddr_in *addr)
+int64_t sv_request(int op, int slot, int arg, int64_t arg2, struct sv_addr *addr)
 {
 	pthread_mutex_lock(&req_mu);
 	uint8_t *q = sv_mem + req_off, *r = sv_mem + resp_off;
@@ -356,9 +446,13 @@ int64_t sv_request(int op, int slot, int arg, struct sockaddr_in *addr)
 	memcpy(rec + SV_Q_SLOT, &s32, 4);
 	int32_t a32 = arg;
 	memcpy(rec + SV_Q_ARG, &a32, 4);
+	memcpy(rec + SV_Q_ARG2, &arg2, 8);
+	size_t alen = addr && addr->fam == AF_INET6 ? 16 : 4;
 	if (addr) {
-		memcpy(rec + SV_Q_PORT, &addr->sin_port, 2);
-		memcpy(rec + SV_Q_ADDR, &addr->sin_addr.s_addr, 4);
+		uint16_t fam = (uint16_t)addr->fam;
+		memcpy(rec + SV_Q_FAM, &fam, 2);
+		memcpy(rec + SV_Q_PORT, &addr->port, 2);
+		memcpy(rec + SV_Q_ADDR, addr->ip, alen);
 	}
 	SV_STORE(sv_u64(q, SV_R_TAIL), t + 1);
 	sv_doorbell();
@@ -377,9 +471,8 @@ int64_t sv_request(int op, int slot, int arg, struct sockaddr_in *addr)
 		memcpy(&err, p + SV_P_ERRNO, 4);
 		memcpy(&res, p + SV_P_RESULT, 8);
 		if (addr && got == my) {
-			addr->sin_family = AF_INET;
-			memcpy(&addr->sin_port, p + SV_P_PORT, 2);
-			memcpy(&addr->sin_addr.s_addr, p + SV_P_ADDR, 4);
+			memcpy(&addr->port, p + SV_P_PORT, 2);
+			memcpy(addr->ip, p + SV_P_ADDR, alen);
 		}
 		SV_STORE(sv_u64(r, SV_R_HEAD), h + 1);
 		if (got != my)

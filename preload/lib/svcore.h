@@ -53,24 +53,36 @@ struct sv_real {
 	int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
 	int (*pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *);
 	ssize_t (*recvfrom_chk)(int, void *, size_t, size_t, int, struct sockaddr *, socklen_t *);
+	int (*dup)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	ssize_t (*sendfile)(int, int, off_t *, size_t);
+	ssize_t (*sendfile64)(int, int, off_t *, size_t);
 };
 SV_HIDDEN extern struct sv_real sv_real;
 SV_HIDDEN void sv_resolve(void);
 
-/* An owned descriptor: a kernel eventfd standing for a socket of the
- * stack process. */
+/* A socket of the stack process, one per slot, shared by every
+ * descriptor of it (dup): what Linux keeps in the open file description
+ * (O_NONBLOCK) and the socket (options, shutdown). Each descriptor is a
+ * kernel eventfd standing for it. */
 struct sv_fd {
-	int32_t slot;  /* -1: not owned */
+	int32_t slot;
+	int32_t refs;  /* descriptors of this process naming it: the last close closes */
 	uint32_t nonblock;
 	uint32_t shut_rd;
 	uint32_t nospace; /* bumped when a write found the send ring full (Linux's SOCK_NOSPACE: EPOLLET's EPOLLOUT edge) */
-	int32_t opts[8]; /* SO_REUSEADDR, SO_REUSEPORT, SO_KEEPALIVE, TCP_NODELAY, SO_RCVBUF, SO_SNDBUF, SO_LINGER on, linger s */
+	int32_t family;   /* AF_INET or AF_INET6 */
+	int32_t opts[10]; /* SO_REUSEADDR, SO_REUSEPORT, SO_KEEPALIVE, TCP_NODELAY, SO_RCVBUF, SO_SNDBUF, SO_LINGER on, linger s, IPV6_V6ONLY */
 };
-enum { SV_O_REUSEADDR, SV_O_REUSEPORT, SV_O_KEEPALIVE, SV_O_NODELAY, SV_O_RCVBUF, SV_O_SNDBUF, SV_O_LINGER, SV_O_LINGER_S };
+enum { SV_O_REUSEADDR, SV_O_REUSEPORT, SV_O_KEEPALIVE, SV_O_NODELAY, SV_O_RCVBUF, SV_O_SNDBUF, SV_O_LINGER, SV_O_LINGER_S, SV_O_V6ONLY };
 
 SV_HIDDEN struct sv_fd *sv_owned(int fd);        /* NULL unless fd is owned */
 SV_HIDDEN int sv_own(int fd, int slot, int nonblock); /* 0, or -1 with errno */
-SV_HIDDEN void sv_disown(int fd);
+SV_HIDDEN int sv_disown(int fd); /* the descriptors of its socket left, -1 for an inherited one */
+SV_HIDDEN int sv_dup_to(int oldfd, int newfd); /* newfd names oldfd's socket too; 0, or -1 with errno */
 SV_HIDDEN int sv_inherited(int fd); /* an owned fd from before a fork: the parent's */
 
 /* The stack process. */
@@ -83,9 +95,17 @@ SV_HIDDEN uint8_t *sv_txdata(int slot);
 SV_HIDDEN void sv_doorbell(void);
 SV_HIDDEN void sv_count(int call, int refused);
 
+/* An address of a request or response: the socket's family (its 4 or
+ * 16 bytes go on the wire) and the port in network order. */
+struct sv_addr {
+	int fam;
+	uint16_t port;
+	uint8_t ip[16];
+};
+
 /* One control request; returns the response's result or -1 with errno.
  * addr (may be NULL) goes in and, for accept, the peer comes back in it. */
-SV_HIDDEN int64_t sv_request(int op, int slot, int arg, struct sockaddr_in *addr);
+SV_HIDDEN int64_t sv_request(int op, int slot, int arg, int64_t arg2, struct sv_addr *addr);
 
 /* Blocks until pred(slot) holds, the stack process goes away (-1
  * ENETDOWN) or, when timeout_ms >= 0, the time passes (0 with pred

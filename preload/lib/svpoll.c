@@ -62,6 +62,16 @@ struct epset {
 static pthread_mutex_t sets_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct epset *sets;
 
+/* excl counts r's EPOLLEXCLUSIVE registration in its slot (d: +1 or
+ * -1), which the stack reads to wake one exclusive process per new
+ * connection of a shared listener. */
+static void excl(const struct reg *r, int d)
+{
+	if (!(r->events & EPOLLEXCLUSIVE) || !sv_mem || !sv_owned(r->fd) || sv_inherited(r->fd))
+		return;
+	__atomic_add_fetch(sv_u32(sv_slot(r->slot), SV_S_EXCL), (uint32_t)d, __ATOMIC_SEQ_CST);
+}
+
 static struct epset *find_set(int fd)
 {
 	struct epset *s;
@@ -83,6 +93,8 @@ void sv_closed(int fd)
 		struct epset *s = *pp;
 		if (s->fd == fd) {
 			*pp = s->next;
+			for (int i = 0; i < s->n; i++)
+				excl(&s->regs[i], -1);
 			free(s->regs);
 			pthread_mutex_destroy(&s->mu);
 			free(s);
@@ -90,10 +102,12 @@ void sv_closed(int fd)
 		}
 		pthread_mutex_lock(&s->mu);
 		for (int i = 0; i < s->n;)
-			if (s->regs[i].fd == fd)
+			if (s->regs[i].fd == fd) {
+				excl(&s->regs[i], -1);
 				s->regs[i] = s->regs[--s->n];
-			else
+			} else {
 				i++;
+			}
 		pthread_mutex_unlock(&s->mu);
 		pp = &s->next;
 	}
@@ -357,6 +371,7 @@ static int ctl_owned(int epfd, int op, int fd, struct sv_fd *f, struct epoll_eve
 			s->cap = cap;
 		}
 		s->regs[s->n++] = (struct reg){.fd = fd, .slot = f->slot, .events = ev->events, .data = ev->data, .pending = 1};
+		excl(&s->regs[s->n - 1], 1);
 		break;
 	case EPOLL_CTL_MOD:
 		if (!found) {
@@ -380,6 +395,7 @@ static int ctl_owned(int epfd, int op, int fd, struct sv_fd *f, struct epoll_eve
 			rc = -1;
 			break;
 		}
+		excl(&s->regs[i], -1);
 		s->regs[i] = s->regs[--s->n];
 		break;
 	}

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define SV_MAGIC   0x4c505653u /* "SVPL" */
-#define SV_VERSION 1u
+#define SV_VERSION 3u /* 3: 16-byte addresses (AF_INET6) */
 #define SV_LINE    64u
 #define SV_REC     64u
 
@@ -59,14 +59,15 @@
 #define SV_S_ACCQ    20  /* u32, stack: connections waiting for accept */
 #define SV_S_RXWAIT  24  /* u32, stack: the receive ring was full (app rings after reading) */
 #define SV_S_TXWAIT  28  /* u32, stack: the send ring was empty (app rings after writing) */
-#define SV_S_LADDR   32  /* u32 IPv4 in network order */
 #define SV_S_LPORT   36  /* u16 host order */
-#define SV_S_RADDR   40
 #define SV_S_RPORT   44
+#define SV_S_EXCL    48  /* u32, app: epoll sets holding this socket with EPOLLEXCLUSIVE (the stack wakes one such process) */
 #define SV_S_RX_HEAD 64   /* app */
 #define SV_S_RX_TAIL 128  /* stack */
 #define SV_S_TX_HEAD 192  /* stack */
 #define SV_S_TX_TAIL 256  /* app */
+#define SV_S_LADDR   320  /* 16 bytes, stack: the local address, IPv6 or IPv4-mapped (::ffff:a.b.c.d), network order */
+#define SV_S_RADDR   336  /* 16 bytes, stack: the peer's */
 #define SV_SLOT_HDR  512  /* the receive ring's data follows, then the send ring's */
 
 enum sv_state { SV_ST_FREE, SV_ST_SOCKET, SV_ST_BOUND, SV_ST_LISTEN, SV_ST_CONNECTING, SV_ST_CONNECTED, SV_ST_FAILED, SV_ST_CLOSING };
@@ -76,18 +77,24 @@ enum sv_state { SV_ST_FREE, SV_ST_SOCKET, SV_ST_BOUND, SV_ST_LISTEN, SV_ST_CONNE
 #define SV_F_WDONE 4u /* the send side is shut (shutdown or an error): writes fail EPIPE */
 
 /* Control requests. A record: u32 seq, u16 op, u16 0, i32 slot, i32 arg,
- * i64 arg2, then a sockaddr_in's family u16, port (network order) u16,
- * address (network order) u32 at offset 24. */
-enum sv_op { SV_OP_SOCKET = 1, SV_OP_BIND, SV_OP_LISTEN, SV_OP_ACCEPT, SV_OP_CONNECT, SV_OP_SHUTDOWN, SV_OP_CLOSE, SV_OP_SETOPT };
+ * i64 arg2, then the address's family u16 at 24, port (network order)
+ * u16 at 26, address (network order) at 28: 4 bytes for an AF_INET
+ * socket, 16 for an AF_INET6 one. SV_OP_SOCKET's arg is the family. */
+enum sv_op { SV_OP_SOCKET = 1, SV_OP_BIND, SV_OP_LISTEN, SV_OP_ACCEPT, SV_OP_CONNECT, SV_OP_SHUTDOWN, SV_OP_CLOSE, SV_OP_SETOPT,
+	SV_OP_FORK /* about to fork: the result is a token (shifted right by one) the child presents in its hello */ };
+/* SV_OP_BIND's arg and SV_OP_LISTEN's arg2: bit 0 is SO_REUSEPORT, bit 1
+ * IPV6_V6ONLY (listen binds an unbound socket itself). */
 #define SV_Q_SEQ   0
 #define SV_Q_OP    4
 #define SV_Q_SLOT  8
 #define SV_Q_ARG   12
 #define SV_Q_ARG2  16
+#define SV_Q_FAM   24
 #define SV_Q_PORT  26
 #define SV_Q_ADDR  28
 /* A response: u32 seq, i32 errno (0: done), i64 result (a slot), then
- * the peer's port and address at 18 and 20 (accept). */
+ * the peer's port and address at 18 and 20 (accept; 4 or 16 bytes as in
+ * a request, an IPv4 peer of an AF_INET6 socket IPv4-mapped). */
 #define SV_P_SEQ    0
 #define SV_P_ERRNO  4
 #define SV_P_RESULT 8
@@ -96,12 +103,16 @@ enum sv_op { SV_OP_SOCKET = 1, SV_OP_BIND, SV_OP_LISTEN, SV_OP_ACCEPT, SV_OP_CON
 
 /* Call ids of the app's counters (SV_H_COUNTERS). */
 enum sv_call { SV_C_SOCKET, SV_C_BIND, SV_C_LISTEN, SV_C_ACCEPT, SV_C_CONNECT, SV_C_READ, SV_C_WRITE, SV_C_CLOSE,
-	SV_C_SHUTDOWN, SV_C_SETSOCKOPT, SV_C_GETSOCKOPT, SV_C_NAME, SV_C_FCNTL, SV_C_IOCTL, SV_C_POLL, SV_C_OTHER, SV_CALLS };
+	SV_C_SHUTDOWN, SV_C_SETSOCKOPT, SV_C_GETSOCKOPT, SV_C_NAME, SV_C_FCNTL, SV_C_IOCTL, SV_C_POLL, SV_C_OTHER,
+	SV_C_DUP, SV_C_SENDMSG, SV_C_RECVMSG, SV_C_SENDFILE, SV_CALLS };
 
 /* The hello on the Unix socket: the app sends u32 magic, u32 version,
- * u32 pid; the stack answers u32 magic, u32 version, i32 errno and, with
- * errno 0, three descriptors by SCM_RIGHTS: the memfd, the doorbell to
- * the stack and the doorbell to the app (eventfds). */
-#define SV_HELLO 12
+ * u32 pid, u64 fork token (0, or a forked child's: its parent's
+ * listeners come at the same slots); the stack answers u32 magic, u32
+ * version, i32 errno and, with errno 0, three descriptors by SCM_RIGHTS:
+ * the memfd, the doorbell to the stack and the doorbell to the app
+ * (eventfds). */
+#define SV_HELLO 20
+#define SV_ANSWER 12
 
 #endif

@@ -1,0 +1,186 @@
+/* apitrace: the rest of the socket API real servers import (accept4
+ * flags, dup/dup2/fcntl(F_DUPFD_CLOEXEC) of a socket with the last close
+ * closing it, recvmsg/sendmsg with iovecs and a refused control message,
+ * ioctl(FIONREAD), sendfile with and without an offset), printing what
+ * each call returned, without ports or addresses, so that a run on
+ * Linux's stack and one preloaded on Savanna's compare line by line.
+ *
+ *   apitrace server PORT
+ *   apitrace client IP PORT
+ *
+ * On standard error only (it differs on purpose): socket(AF_INET6). */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FILE_BYTES 5000
+
+static void show(const char *what, long r)
+{
+	if (r < 0)
+		printf("%s = -1 %s\n", what, strerrorname_np(errno));
+	else
+		printf("%s = %ld\n", what, r);
+}
+
+static int readn(int fd, char *b, int n)
+{
+	int got = 0;
+	while (got < n) {
+		ssize_t k = read(fd, b + got, (size_t)(n - got));
+		if (k <= 0)
+			return got;
+		got += (int)k;
+	}
+	return got;
+}
+
+static char pattern(int i) { return (char)('a' + i % 26); }
+
+static int server(int port)
+{
+	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	show("bind", bind(l, (struct sockaddr *)&a, sizeof a));
+	show("listen", listen(l, 8));
+	int six = socket(AF_INET6, SOCK_STREAM, 0);
+	fprintf(stderr, "apitrace: socket(AF_INET6) = %d %s\n", six, six < 0 ? strerrorname_np(errno) : "");
+	if (six >= 0)
+		close(six);
+	show("accept4 bad flags", accept4(l, NULL, NULL, 0x40000000));
+	struct sockaddr_in peer;
+	socklen_t plen = sizeof peer;
+	int c = accept4(l, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	show("accept4 nonblock cloexec", c >= 0 ? 0 : -1);
+	printf("  nonblock %d cloexec %d peer len %u\n", (fcntl(c, F_GETFL) & O_NONBLOCK) != 0,
+	       (fcntl(c, F_GETFD) & FD_CLOEXEC) != 0, plen);
+	fcntl(c, F_SETFL, 0);
+	int d = dup(c);
+	show("dup", d >= 0 ? 0 : -1);
+	int d2 = fcntl(c, F_DUPFD_CLOEXEC, 100);
+	show("fcntl F_DUPFD_CLOEXEC >= 100", d2 >= 100 ? 0 : -1);
+	printf("  dup's cloexec %d, F_DUPFD_CLOEXEC's %d, nonblock shared %d\n", (fcntl(d, F_GETFD) & FD_CLOEXEC) != 0,
+	       (fcntl(d2, F_GETFD) & FD_CLOEXEC) != 0, (fcntl(d2, F_GETFL) & O_NONBLOCK) != 0);
+	show("close the accepted fd", close(c));
+
+	char b1[4], b2[6];
+	struct iovec iv[2] = {{b1, sizeof b1}, {b2, sizeof b2}};
+	char ctl[64];
+	struct msghdr m = {.msg_iov = iv, .msg_iovlen = 2, .msg_control = ctl, .msg_controllen = sizeof ctl};
+	ssize_t n = recvmsg(d, &m, MSG_WAITALL);
+	show("recvmsg 2 iovecs", n);
+	printf("  '%.4s' '%.6s' controllen %zu flags %d\n", b1, b2, (size_t)m.msg_controllen, m.msg_flags);
+
+	int avail = 0;
+	for (int t = 0; t < 500 && avail < 100; t++) {
+		struct pollfd p = {d, POLLIN, 0};
+		poll(&p, 1, 10);
+		ioctl(d, FIONREAD, &avail);
+	}
+	printf("FIONREAD = %d\n", avail);
+	char skip[100];
+	show("read the 100", readn(d, skip, 100));
+
+	struct iovec ov[3] = {{"abc", 3}, {"defgh", 5}, {"ijkl", 4}};
+	struct msghdr om = {.msg_iov = ov, .msg_iovlen = 3};
+	show("sendmsg 3 iovecs", sendmsg(d2, &om, 0));
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	memset(&cm, 0, sizeof cm);
+	struct msghdr bad = {.msg_iov = ov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof cm.b};
+	struct cmsghdr *h = CMSG_FIRSTHDR(&bad);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = 0x7ffe; /* no such SOL_SOCKET control message */
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	show("sendmsg unknown SOL_SOCKET cmsg", sendmsg(d2, &bad, 0));
+
+	char path[] = "/tmp/apitrace-XXXXXX";
+	int f = mkstemp(path);
+	unlink(path);
+	char fb[FILE_BYTES];
+	for (int i = 0; i < FILE_BYTES; i++)
+		fb[i] = pattern(i);
+	if (write(f, fb, FILE_BYTES) != FILE_BYTES)
+		return 1;
+	off_t off = 1000;
+	show("sendfile offset 1000 count 3000", sendfile(d, f, &off, 3000));
+	printf("  offset now %ld, file position %ld\n", (long)off, (long)lseek(f, 0, SEEK_CUR));
+	lseek(f, 0, SEEK_SET);
+	show("sendfile at the position count 2000", sendfile(d2, f, NULL, 2000));
+	printf("  file position %ld\n", (long)lseek(f, 0, SEEK_CUR));
+	show("sendfile from a socket", sendfile(d2, d, NULL, 10));
+	close(f);
+
+	show("dup2 onto the other dup", dup2(d2, d) == d ? 0 : -1);
+	show("close one", close(d));
+	show("write on the last", write(d2, "Z", 1));
+	show("close the last", close(d2));
+	close(l);
+	printf("server done\n");
+	return 0;
+}
+
+static int client(const char *ip, int port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	inet_pton(AF_INET, ip, &a.sin_addr);
+	int s = -1;
+	for (int t = 0; t < 2000; t++) {
+		s = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(s, (struct sockaddr *)&a, sizeof a) == 0)
+			break;
+		close(s);
+		s = -1;
+		struct timespec ts = {0, 5000000};
+		nanosleep(&ts, NULL);
+	}
+	show("connect", s >= 0 ? 0 : -1);
+	if (s < 0)
+		return 1;
+	show("write 10", write(s, "0123456789", 10));
+	char hundred[100];
+	memset(hundred, 'x', sizeof hundred);
+	show("write 100", write(s, hundred, 100));
+	char b[12];
+	show("read 12", readn(s, b, 12));
+	printf("  '%.12s'\n", b);
+	char fb[5000];
+	int got = readn(s, fb, 5000), ok = got == 5000;
+	for (int i = 0; ok && i < 3000; i++)
+		ok = fb[i] == pattern(1000 + i);
+	for (int i = 0; ok && i < 2000; i++)
+		ok = fb[3000 + i] == pattern(i);
+	printf("file bytes %d, as sent %d\n", got, ok);
+	char z;
+	show("read Z", readn(s, &z, 1));
+	show("read EOF", read(s, &z, 1));
+	close(s);
+	printf("client done\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "server"))
+		return server(atoi(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "client"))
+		return client(argv[2], atoi(argv[3]));
+	fprintf(stderr, "usage: apitrace server PORT | client IP PORT\n");
+	return 2;
+}
