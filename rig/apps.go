@@ -118,11 +118,13 @@ func appKinds() map[string]appKind {
 	return map[string]appKind{
 		"pktgen":          {summary: "UDP frame generator at a set rate; measures round trips (DPDK pktgen's shape)", build: buildPktgen},
 		"testpmd":         {summary: "forwards frames back out of their port, io or macswap (DPDK testpmd's shape)", build: buildTestpmd},
-		"redis-server":    {summary: "RESP key-value server on the host's stack, one event loop per stack core", build: buildRedisServer},
+		"redis-server":    {summary: "RESP server: Redis's one event-loop thread on its own core (placement: lcore for one loop per stack core)", build: buildRedisServer},
 		"redis-benchmark": {summary: "load generator in redis-benchmark's shape (clients, requests, commands, pipeline)", build: buildRedisBenchmark},
 		"http":            {summary: "HTTP/1.1 server in Tengine's shape: a worker per stack core, gzip through the zlib shim (QAT or software), reload", build: buildHTTP},
 		"wrk":             {summary: "HTTP load generator in wrk's shape: closed loop, or open loop at a rate (wrk2 -R)", build: buildWrk},
 		"oltp-server":     {summary: "MySQL-shaped server in Gazelle's asymmetric model: a thread per connection on application cores, TPC-C statement costs", build: buildOLTPServer},
+		"echo-server":     {summary: "echo server (RFC 862) as an event loop per stack core, on a range of ports, with no state per connection", build: buildEchoServer},
+		"echo-client":     {summary: "a fleet of mostly idle devices: connections opened at a bounded rate, each sending a small request every interval and reading its echo", build: buildEchoClient},
 		"oltp-client":     {summary: "OLTP load generator in benchmarksql 5.0's shape (terminals, TPC-C mix, think time); QPS, tpmC, latency per transaction", build: buildOLTPClient},
 	}
 }

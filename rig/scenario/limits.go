@@ -118,6 +118,8 @@ func Limits() []Limit {
 		{"hosts.*.apps[].clients", Value, 100000, "redis-benchmark connections (the model's own most)"},
 		{"hosts.*.apps[].connections", Value, 65536, "wrk connections: one source port each"},
 		{"hosts.*.apps[].terminals", Value, 100000, "oltp-client connections"},
+		{"hosts.*.apps[].devices", Value, 1 << 20, "echo-client connections, as stack.max_connections"},
+		{"hosts.*.apps[].ports", Value, 4096, "echo-server and echo-client ports: 64,512 source ports each reach 268 million connections"},
 		{"hosts.*.apps[].warehouses", Value, 100000, "oltp-client key space"},
 		{"hosts.*.apps[].max_connections", Value, 1 << 20, "oltp-server threads"},
 		{"hosts.*.apps[].backlog", Value, 65535, "a listen backlog; the most a 16-bit backlog holds"},

@@ -28,5 +28,5 @@ func (s *Stack) SetConnBudget(b *ConnBudget) { s.budget = b }
 
 // full reports whether a new connection would pass a limit.
 func (s *Stack) full() bool {
-	return len(s.conns) >= s.cfg.MaxConns || (s.budget != nil && s.budget.inUse.Load() >= s.budget.max)
+	return s.conns.len() >= s.cfg.MaxConns || (s.budget != nil && s.budget.inUse.Load() >= s.budget.max)
 }

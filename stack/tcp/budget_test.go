@@ -25,7 +25,7 @@ var _ = Describe("a connection budget shared by the stacks of a process", func()
 		_, err = b.s.Connect(b.now, Addr{IP: b.local}, Addr{IP: b.remote, Port: 9})
 		Expect(err).To(MatchError(ErrConnLimit))
 
-		for _, c := range a.s.conns {
+		for c := range a.s.conns.all() {
 			c.Abort()
 		}
 		a.s.Poll(a.now)

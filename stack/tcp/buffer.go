@@ -4,15 +4,18 @@ package tcp
 // thousands of idle connections do not each hold megabytes. Bytes [0, n)
 // from head are the stored stream; on the receive side bytes beyond n (up
 // to the capacity) may hold out-of-order data written with writeAt.
+//
+// Its offsets are 32-bit (Config.Validate keeps both buffers within
+// 1 GiB), so that a connection's two rings cost 96 bytes, not 128.
 type ring struct {
 	buf   []byte
-	head  int
-	n     int
-	limit int
+	head  int32
+	n     int32
+	limit int32
 	// soft, when above 0, bounds the growth of the capacity (not below
 	// what a write needs): a receive buffer under memory pressure grows
 	// to what its window obliges it to hold, not to twice its size.
-	soft int
+	soft int32
 	// acct is charged every change of the capacity (the stack's memory
 	// budget); nil for a ring outside a stack.
 	acct *memAcct
@@ -23,7 +26,7 @@ type ring struct {
 // of them each holding 16 KiB per direction cost hundreds of MiB.
 const ringInitial = 256
 
-func newRing(limit int, acct *memAcct) ring { return ring{limit: limit, acct: acct} }
+func newRing(limit int, acct *memAcct) ring { return ring{limit: int32(limit), acct: acct} }
 
 // setCap replaces the buffer's memory (nil: none), charging the change.
 func (r *ring) setCap(b []byte) {
@@ -33,8 +36,8 @@ func (r *ring) setCap(b []byte) {
 	r.buf = b
 }
 
-func (r *ring) length() int { return r.n }
-func (r *ring) free() int   { return r.limit - r.n }
+func (r *ring) length() int { return int(r.n) }
+func (r *ring) free() int   { return int(r.limit - r.n) }
 
 // grow makes the capacity at least need (need <= limit), keeping every
 // byte of the old capacity (stream and out-of-order data) at the same
@@ -60,14 +63,14 @@ func (r *ring) growTarget(need int) int {
 	if c < ringInitial {
 		c = ringInitial
 	}
-	if r.soft > 0 && c > r.soft {
-		c = r.soft
+	if soft := int(r.soft); soft > 0 && c > soft {
+		c = soft
 	}
 	if c < need {
 		c = need
 	}
-	if c > r.limit {
-		c = r.limit
+	if c > int(r.limit) {
+		c = int(r.limit)
 	}
 	return c
 }
@@ -80,8 +83,8 @@ func (r *ring) write(p []byte) int {
 	if len(p) == 0 {
 		return 0
 	}
-	r.writeAt(r.n, p)
-	r.n += len(p)
+	r.writeAt(int(r.n), p)
+	r.n += int32(len(p))
 	return len(p)
 }
 
@@ -90,24 +93,25 @@ func (r *ring) write(p []byte) int {
 func (r *ring) writeAt(off int, p []byte) {
 	r.grow(off + len(p))
 	c := len(r.buf)
-	i := (r.head + off) % c
+	i := (int(r.head) + off) % c
 	k := copy(r.buf[i:], p)
 	copy(r.buf, p[k:])
 }
 
 // extend adds k bytes already written with writeAt to the stream.
-func (r *ring) extend(k int) { r.n += k }
+func (r *ring) extend(k int) { r.n += int32(k) }
 
 // peek copies bytes from stream offset off into p and returns the count.
 func (r *ring) peek(off int, p []byte) int {
-	if off >= r.n {
+	n := int(r.n)
+	if off >= n {
 		return 0
 	}
-	if len(p) > r.n-off {
-		p = p[:r.n-off]
+	if len(p) > n-off {
+		p = p[:n-off]
 	}
 	c := len(r.buf)
-	i := (r.head + off) % c
+	i := (int(r.head) + off) % c
 	k := copy(p, r.buf[i:])
 	if k < len(p) {
 		copy(p[k:], r.buf)
@@ -117,14 +121,14 @@ func (r *ring) peek(off int, p []byte) int {
 
 // discard drops k bytes from the front of the stream.
 func (r *ring) discard(k int) {
-	if k > r.n {
-		k = r.n
+	if k > int(r.n) {
+		k = int(r.n)
 	}
-	r.n -= k
+	r.n -= int32(k)
 	// head keeps moving even when the stream empties: out-of-order data
 	// may sit beyond it at fixed offsets.
 	if len(r.buf) > 0 {
-		r.head = (r.head + k) % len(r.buf)
+		r.head = int32((int(r.head) + k) % len(r.buf))
 	}
 }
 
@@ -218,20 +222,21 @@ type seqRange struct {
 // assembler tracks the out-of-order ranges received beyond RCV.NXT, in
 // ascending order and never touching. The data itself sits in the
 // receive ring at its offset, so memory is bounded by the window; the
-// number of ranges is bounded by max (RFC 9293 section 3.10.7.4 lets a
-// receiver keep or drop out-of-order segments).
+// number of ranges is bounded by the stack's MaxOOORanges (RFC 9293
+// section 3.10.7.4 lets a receiver keep or drop out-of-order segments).
+// It is only its slice: the list is allocated when the first hole opens
+// and freed when the last one fills, so that a connection without
+// reordering or loss, nearly all of a million idle ones, holds none, and
+// the bound and the recency stamps come from the stack.
 type assembler struct {
-	r     []seqRange
-	max   int
-	stamp uint64
+	r []seqRange
 }
 
-func newAssembler(max int) assembler { return assembler{max: max} }
-
-// add records [start, end), merging neighbours. It returns false, leaving
-// the ranges unchanged, when that would need more than max ranges.
-func (a *assembler) add(start, end Seq) bool {
-	a.stamp++
+// add records [start, end), merging neighbours, stamped with stamp (the
+// stack's counter: only the order of a connection's stamps matters). It
+// returns false, leaving the ranges unchanged, when that would need more
+// than max ranges.
+func (a *assembler) add(start, end Seq, max int, stamp uint64) bool {
 	// Find the first range whose end >= start.
 	i := 0
 	for i < len(a.r) && a.r[i].end.LessThan(start) {
@@ -242,20 +247,20 @@ func (a *assembler) add(start, end Seq) bool {
 		j++
 	}
 	if i == j {
-		if len(a.r) >= a.max {
+		if len(a.r) >= max {
 			return false
 		}
 		if a.r == nil {
-			a.r = make([]seqRange, 0, a.max)
+			a.r = make([]seqRange, 0, min(max, firstRanges))
 		}
 		a.r = append(a.r, seqRange{})
 		copy(a.r[i+1:], a.r[i:])
-		a.r[i] = seqRange{start, end, a.stamp}
+		a.r[i] = seqRange{start, end, stamp}
 		return true
 	}
 	ns := seqMin(start, a.r[i].start)
 	ne := seqMax(end, a.r[j-1].end)
-	a.r[i] = seqRange{ns, ne, a.stamp}
+	a.r[i] = seqRange{ns, ne, stamp}
 	a.r = append(a.r[:i+1], a.r[j:]...)
 	return true
 }
@@ -268,12 +273,21 @@ func (a *assembler) popContiguous(nxt Seq) (Seq, bool) {
 	}
 	end := seqMax(a.r[0].end, nxt)
 	a.r = append(a.r[:0], a.r[1:]...)
+	if len(a.r) == 0 {
+		a.r = nil // the last hole filled: the list goes
+	}
 	return end, true
 }
 
 func (a *assembler) empty() bool { return len(a.r) == 0 }
 
-func (a *assembler) reset() { a.r = a.r[:0] }
+// reset forgets every range and frees the list.
+func (a *assembler) reset() { a.r = nil }
+
+// firstRanges is the capacity a range list (out-of-order ranges, SACK
+// scoreboard) is first given: one loss episode rarely opens more holes,
+// and a list that needs more grows by append up to its bound.
+const firstRanges = 4
 
 // sackBlocks fills dst with up to len(dst) ranges, most recently changed
 // first (RFC 2018 section 4), and returns the count.

@@ -21,7 +21,7 @@ var _ = Describe("byte ring", func() {
 		p := make([]byte, 4)
 		Expect(r.read(p)).To(Equal(4))
 		r.rewind() // not empty: no effect
-		Expect(r.head).To(Equal(4))
+		Expect(r.head).To(Equal(int32(4)))
 		Expect(r.read(p)).To(Equal(2))
 		Expect(string(p[:2])).To(Equal("ef"))
 		r.rewind()

@@ -229,6 +229,11 @@ func (c Config) Validate() error {
 	if c.RecvBuffer > 1<<30 {
 		return configErr("recv_buffer", "%d exceeds the 1 GiB window scaling allows (RFC 7323 section 2.3)", c.RecvBuffer)
 	}
+	if c.SendBuffer > 1<<30 {
+		// The buffers' offsets are 32-bit (ring); Linux's tcp_wmem
+		// maximum is 4 MiB.
+		return configErr("send_buffer", "%d exceeds 1 GiB, the most a connection's buffer holds", c.SendBuffer)
+	}
 	// Counts: min is the smallest meaningful value.
 	counts := []struct {
 		key string

@@ -16,20 +16,24 @@ import (
 // the sender (send sequence space, send buffer, retransmission, congestion
 // control and recovery), the receiver (receive sequence space, receive
 // buffer, reassembly, advertised window, delayed-ACK accounting) and the
-// timers (every deadline and the timer heap's bookkeeping) are embedded by
-// value, so a segment costs no extra allocation or pointer chase; what is
-// left here is the connection's identity and state, the options
-// negotiated and the application's side. docs/tcp.md, "How the connection
-// is laid out", maps the parts.
+// timers (every deadline) are embedded by value, so a segment costs no
+// extra allocation or pointer chase; what is left here is the
+// connection's identity and state, its place in the stack's timer heap,
+// the options negotiated and the application's side, with what few
+// connections set behind opts. docs/tcp.md, "How the connection is laid
+// out", maps the parts; docs/performance.md, "Memory per connection",
+// says why it is packed as it is (a million connections fit in 576
+// bytes each).
 type Conn struct {
 	s     *Stack
 	id    fourTuple
 	state State
-	seqNo uint64 // creation order, for deterministic tie-breaks
+	// inAcceptQ: a passive connection established and not yet accepted.
+	inAcceptQ bool
+	seqNo     uint64 // creation order, for deterministic tie-breaks
 
 	// Listener that created a passive connection, until accepted.
-	listener  *Listener
-	inAcceptQ bool
+	listener *Listener
 
 	sender
 	receiver
@@ -42,42 +46,108 @@ type Conn struct {
 	wsOK       bool
 	tsOK       bool
 	sackOK     bool
+	orphan     bool // Close called: nobody reads any more
 	tsOffset   uint32
 	tsRecent   uint32
 	tsRecentAt time.Duration
 
-	// Socket options (noDelay and keepAlive sit with the flags below)
-	// and keep-alive's progress.
-	keepIdle   time.Duration
-	keepIntvl  time.Duration
-	keepCount  int
-	keepProbes int
-	lastRcvAt  time.Duration
+	// Keep-alive's progress (its settings sit in opts, or the stack's
+	// Config when SetKeepAlive changed none; noDelay and keepAlive sit
+	// with the flags below, keepProbes with them).
+	lastRcvAt time.Duration
 
 	// Application side.
-	err    error
-	orphan bool // Close called: nobody reads any more
+	err error
 	// dirtyAt is c's place in the stack's queue of work for the next
 	// Poll, plus one (0: not queued), so that an abort can turn its
 	// entry into the final RST in place.
-	dirtyAt   int
-	evPending EventMask
-	evQueued  bool
-	noDelay   bool
-	keepAlive bool
-	hook      func(*Conn, EventMask)
+	dirtyAt int32
+	// heapIdx is the index in the stack's timer heap (-1: not in it);
+	// the heap's entry holds its key, which only moves earlier
+	// (Stack.afterConn).
+	heapIdx int32
+	// keepProbes counts unanswered keep-alive probes.
+	keepProbes int32
+	evPending  EventMask
+	evQueued   bool
+	noDelay    bool
+	keepAlive  bool
 	// set is the EventSet the connection reports to (nil: the stack's
 	// ready list), with the application's data for its events.
 	set     *EventSet
 	setData any
+
+	// opts holds what few connections set (keep-alive timing other
+	// than the stack's, an event hook, a direct receiver) or need (the
+	// time of the last ACK to an invalid segment), allocated by the
+	// first call that sets one: nil for nearly every connection of a
+	// million.
+	opts *connOpts
+}
+
+// connOpts are a connection's rarely set options (Conn.opts).
+type connOpts struct {
+	keepIdle  time.Duration
+	keepIntvl time.Duration
+	keepCount int
+	hook      func(*Conn, EventMask)
 	// direct, when set, takes in-order bytes straight from an arriving
 	// segment while the receive buffer is empty (SetDirectReceiver).
 	direct func(p []byte) int
-
 	// lastOOWAck is when the last ACK to an invalid segment was sent
-	// (Linux's last_oow_ack_time), oowAcked whether one was.
+	// (Linux's last_oow_ack_time), oowAcked whether one was: set by the
+	// first such ACK, which few connections ever send.
 	lastOOWAck time.Duration
 	oowAcked   bool
+}
+
+// options returns c's options, allocating them (from the stack's
+// defaults) on first use.
+func (c *Conn) options() *connOpts {
+	if c.opts == nil {
+		cfg := &c.s.cfg
+		c.opts = &connOpts{keepIdle: cfg.KeepAliveIdle, keepIntvl: cfg.KeepAliveInterval, keepCount: cfg.KeepAliveCount}
+	}
+	return c.opts
+}
+
+// keepIdle, keepIntvl and keepCount are the connection's keep-alive
+// settings (RFC 1122 4.2.3.6).
+func (c *Conn) keepIdle() time.Duration {
+	if c.opts == nil {
+		return c.s.cfg.KeepAliveIdle
+	}
+	return c.opts.keepIdle
+}
+
+func (c *Conn) keepIntvl() time.Duration {
+	if c.opts == nil {
+		return c.s.cfg.KeepAliveInterval
+	}
+	return c.opts.keepIntvl
+}
+
+func (c *Conn) keepCount() int {
+	if c.opts == nil {
+		return c.s.cfg.KeepAliveCount
+	}
+	return c.opts.keepCount
+}
+
+// hook and direct are the event hook and the direct receiver, nil when
+// unset.
+func (c *Conn) hook() func(*Conn, EventMask) {
+	if c.opts == nil {
+		return nil
+	}
+	return c.opts.hook
+}
+
+func (c *Conn) direct() func(p []byte) int {
+	if c.opts == nil {
+		return nil
+	}
+	return c.opts.direct
 }
 
 // sender is the sending half of the TCB (gVisor's tcp.sender): the send
@@ -95,25 +165,27 @@ type sender struct {
 	sndBuf                 ring
 	sndBufSeq              Seq // sequence number of the first byte of sndBuf
 	finQueued              bool
+	// rttTiming and inRecovery belong with RTT sampling and recovery
+	// below; they sit here, beside finQueued, to fill a word.
+	rttTiming  bool
+	inRecovery bool
 	// mss is the payload bytes per segment we send (SMSS, options
 	// excluded), as negotiate settles it.
 	mss int
 
 	// Retransmission (RFC 6298) and RTT sampling with Karn's algorithm.
-	rtt       rttEstimator
-	rttTiming bool
-	rttSeq    Seq
-	rttStart  time.Duration
-	retries   int
+	rtt      rttEstimator
+	rttSeq   Seq
+	rttStart time.Duration
+	retries  int
 
 	// Congestion control and loss recovery (RFC 5681, 6582, 6675).
-	cc         congestionControl
-	ccs        ccState
-	inRecovery bool
-	recover    Seq
-	highRxt    Seq
-	dupAcks    int
-	sb         scoreboard
+	cc      congestionControl
+	ccs     ccState
+	recover Seq
+	highRxt Seq
+	dupAcks int
+	sb      scoreboard
 
 	// persistBackoff counts unanswered zero-window probes.
 	persistBackoff int
@@ -125,14 +197,17 @@ type sender struct {
 type receiver struct {
 	irs        Seq
 	rcvNxt     Seq
-	rcvBuf     ring
 	rcvAdvEdge Seq // right edge of the last advertised window
-	ooo        assembler
-	finRcvd    bool
-	peerFin    bool // a FIN arrived out of order at peerFinSeq
 	peerFinSeq Seq
 	// lastAckSent is Last.ACK.sent of RFC 7323 section 4.3.
 	lastAckSent Seq
+	finRcvd     bool
+	peerFin     bool // a FIN arrived out of order at peerFinSeq
+	// ackNow: an ACK is owed at once (RFC 1122 4.2.3.2, RFC 5681
+	// section 4.2), unackedBytes below the delayed one's count.
+	ackNow bool
+	rcvBuf ring
+	ooo    assembler
 
 	// rcvPromise is the part of the advertised window the receive
 	// buffer cannot yet hold, as the memory budget last heard it.
@@ -140,7 +215,6 @@ type receiver struct {
 
 	// ACK generation (RFC 1122 4.2.3.2, RFC 5681 section 4.2).
 	unackedBytes int
-	ackNow       bool
 }
 
 func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
@@ -154,20 +228,15 @@ func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
 			sndMax:    iss,
 			sndBufSeq: iss + 1,
 			sndBuf:    newRing(s.cfg.SendBuffer, &s.mem),
-			sb:        newScoreboard(s.cfg.MaxOOORanges),
-			rtt:       newRTTEstimator(s.cfg.InitialRTO, s.cfg.MinRTO, s.cfg.MaxRTO),
+			rtt:       newRTTEstimator(s.cfg.InitialRTO, &s.rtoBounds),
 		},
 		receiver: receiver{
 			rcvBuf: newRing(s.cfg.RecvBuffer, &s.mem),
-			ooo:    newAssembler(s.cfg.MaxOOORanges),
 		},
-		connTimers: connTimers{heapIdx: -1},
-		advMSS:     uint16(s.advMSS),
-		noDelay:    s.cfg.NoDelay,
-		keepAlive:  s.cfg.KeepAlive,
-		keepIdle:   s.cfg.KeepAliveIdle,
-		keepIntvl:  s.cfg.KeepAliveInterval,
-		keepCount:  s.cfg.KeepAliveCount,
+		heapIdx:   -1,
+		advMSS:    uint16(s.advMSS),
+		noDelay:   s.cfg.NoDelay,
+		keepAlive: s.cfg.KeepAlive,
 	}
 	s.connSeq++
 	c.seqNo = s.connSeq
@@ -178,7 +247,7 @@ func (s *Stack) newConn(id fourTuple, iss Seq) *Conn {
 	for c.rcvWscale < 14 && s.cfg.RecvBuffer>>c.rcvWscale > 0xffff {
 		c.rcvWscale++
 	}
-	s.conns[id] = c
+	s.conns.put(id, c)
 	if s.budget != nil {
 		s.budget.inUse.Add(1)
 	}
@@ -205,14 +274,17 @@ func (c *Conn) SetNoDelay(on bool) { c.noDelay = on; c.s.markDirty(c) }
 // and count keep the current values.
 func (c *Conn) SetKeepAlive(on bool, idle, interval time.Duration, count int) {
 	c.keepAlive = on
-	if idle > 0 {
-		c.keepIdle = idle
-	}
-	if interval > 0 {
-		c.keepIntvl = interval
-	}
-	if count > 0 {
-		c.keepCount = count
+	if idle > 0 || interval > 0 || count > 0 {
+		o := c.options()
+		if idle > 0 {
+			o.keepIdle = idle
+		}
+		if interval > 0 {
+			o.keepIntvl = interval
+		}
+		if count > 0 {
+			o.keepCount = count
+		}
 	}
 	c.keepTimer.stop()
 	c.s.markDirty(c)
@@ -237,7 +309,11 @@ func (c *Conn) SetCongestionControl(name string) error {
 
 // SetEventHook registers fn, called synchronously whenever readiness
 // conditions of c become true (in addition to the stack's ready list).
-func (c *Conn) SetEventHook(fn func(*Conn, EventMask)) { c.hook = fn }
+func (c *Conn) SetEventHook(fn func(*Conn, EventMask)) {
+	if fn != nil || c.opts != nil {
+		c.options().hook = fn
+	}
+}
 
 // SetDirectReceiver lets fn take in-order received bytes straight from
 // the segment that carries them, while the receive buffer is empty and no
@@ -248,7 +324,11 @@ func (c *Conn) SetEventHook(fn func(*Conn, EventMask)) { c.hook = fn }
 // waiting reader directly. fn runs inside segment processing and must not
 // call back into the stack. nil (the default) turns it off; the
 // simulation's applications never set it.
-func (c *Conn) SetDirectReceiver(fn func(p []byte) int) { c.direct = fn }
+func (c *Conn) SetDirectReceiver(fn func(p []byte) int) {
+	if fn != nil || c.opts != nil {
+		c.options().direct = fn
+	}
+}
 
 // Readable reports whether Read would return data, EOF or an error.
 func (c *Conn) Readable() bool {

@@ -23,7 +23,7 @@ func (s *Stack) Connect(now time.Duration, local, remote Addr) (*Conn, error) {
 				s.nextPort = 32768
 			}
 			id.localPort = p
-			if _, used := s.conns[id]; !used {
+			if _, used := s.conns.get(id); !used {
 				found = true
 				break
 			}
@@ -31,7 +31,7 @@ func (s *Stack) Connect(now time.Duration, local, remote Addr) (*Conn, error) {
 		if !found {
 			return nil, ErrNoPorts
 		}
-	} else if _, used := s.conns[id]; used {
+	} else if _, used := s.conns.get(id); used {
 		return nil, ErrAddrInUse
 	}
 	c := s.newConn(id, s.isn(now, id))
@@ -224,7 +224,7 @@ func (c *Conn) handshakeDone() {
 
 func (snd *sender) handshakeDone() {
 	if snd.retries > 0 && !snd.rtt.hasSample {
-		snd.rtt.rto = clampDur(3*time.Second, snd.rtt.minRTO, snd.rtt.maxRTO)
+		snd.rtt.rto = clampDur(3*time.Second, snd.rtt.bounds.min, snd.rtt.bounds.max)
 	}
 	snd.rtt.backoff = 0
 	snd.retries = 0

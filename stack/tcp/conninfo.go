@@ -72,8 +72,8 @@ func (s *Stack) AppendSockets(dst []SocketInfo) []SocketInfo {
 		}
 		return ls[i].Local.IP.Compare(ls[j].Local.IP) < 0
 	})
-	cs := make([]*Conn, 0, len(s.conns))
-	for _, c := range s.conns {
+	cs := make([]*Conn, 0, s.conns.len())
+	for c := range s.conns.all() {
 		cs = append(cs, c)
 	}
 	sort.Slice(cs, func(i, j int) bool { return cs[i].seqNo < cs[j].seqNo })
@@ -88,7 +88,7 @@ func (s *Stack) AppendSockets(dst []SocketInfo) []SocketInfo {
 func (s *Stack) CountStates() StateCounts {
 	var n StateCounts
 	n[StateListen] = len(s.listeners)
-	for _, c := range s.conns {
+	for c := range s.conns.all() {
 		if int(c.state) < NumStates {
 			n[c.state]++
 		}

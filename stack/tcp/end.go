@@ -129,8 +129,8 @@ func (c *Conn) end(now time.Duration, why endCause) {
 // timer heap (with every timer stopped) and its buffers, and moves it to
 // CLOSED. Only end calls it.
 func (s *Stack) removeConn(c *Conn) {
-	if s.conns[c.id] == c {
-		delete(s.conns, c.id)
+	if cur, _ := s.conns.get(c.id); cur == c {
+		s.conns.remove(c.id)
 		if s.budget != nil {
 			s.budget.inUse.Add(-1)
 		}
@@ -145,7 +145,7 @@ func (s *Stack) removeConn(c *Conn) {
 	c.sb.reset()
 	c.stopAll()
 	if c.heapIdx >= 0 {
-		heapRemove(&s.timers, c.heapIdx)
+		s.timers.remove(int(c.heapIdx))
 	}
 }
 

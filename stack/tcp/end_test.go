@@ -67,7 +67,7 @@ var _ = Describe("The end of a connection (end.go)", func() {
 		c.Abort()
 		_, armed := c.nextDeadline()
 		Expect(armed).To(BeFalse())
-		Expect(c.heapIdx).To(Equal(-1))
+		Expect(c.heapIdx).To(BeEquivalentTo(-1))
 		Expect(h.s.Poll(h.now)).To(Equal(NoDeadline))
 		Expect(h.one().Flags).To(Equal(FlagRST))
 		c.Abort()          // use after close: nothing
@@ -119,7 +119,7 @@ var _ = Describe("The end of a connection (end.go)", func() {
 var _ = Describe("A connection timer", func() {
 	It("is stopped at its zero value and can be armed at time 0, which no sentinel takes", func() {
 		var t timer
-		Expect(t.armed).To(BeFalse())
+		Expect(t.armed()).To(BeFalse())
 		Expect(t.due(time.Hour)).To(BeFalse())
 		t.arm(0)
 		Expect(t.due(0)).To(BeTrue())

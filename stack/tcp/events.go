@@ -68,8 +68,8 @@ func drain(ready, dst []Event) ([]Event, []Event) {
 // yet accepted from a listener in a set only records them: EventSet.Add
 // reports them.
 func (c *Conn) notify(m EventMask) {
-	if c.hook != nil {
-		c.hook(c, m)
+	if hook := c.hook(); hook != nil {
+		hook(c, m)
 	}
 	c.evPending |= m
 	if c.evQueued {

@@ -251,7 +251,7 @@ func (c *Conn) sndRoom(n int) int {
 	}
 	limit := len(r.buf)
 	if st == memPressure && limit < memPressureSndBuf {
-		limit = minInt(memPressureSndBuf, r.limit)
+		limit = minInt(memPressureSndBuf, int(r.limit))
 	}
 	if limit > len(r.buf) {
 		r.grow(limit)

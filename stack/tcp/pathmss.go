@@ -63,8 +63,8 @@ func (c *Conn) LowerPathMSS(pathMSS int) bool {
 // connection's open and close.
 func (s *Stack) LowerPathMSS(dst IP, pathMSS int) int {
 	n := 0
-	for id, c := range s.conns {
-		if id.remoteAddr == dst && c.LowerPathMSS(pathMSS) {
+	for c := range s.conns.all() {
+		if c.id.remoteAddr == dst && c.LowerPathMSS(pathMSS) {
 			n++
 		}
 	}

@@ -44,12 +44,13 @@ func (b *tokenBucket) allow(now time.Duration) bool {
 // limit ago; otherwise it records now as the time of this one.
 func (c *Conn) oowLimited(now time.Duration, skipped *uint64) bool {
 	lim := c.s.cfg.InvalidRateLimit
-	if lim > 0 && c.oowAcked && now >= c.lastOOWAck && now-c.lastOOWAck < lim {
+	if o := c.opts; lim > 0 && o != nil && o.oowAcked && now >= o.lastOOWAck && now-o.lastOOWAck < lim {
 		*skipped++
 		return true
 	}
-	c.oowAcked = true
-	c.lastOOWAck = now
+	o := c.options()
+	o.oowAcked = true
+	o.lastOOWAck = now
 	return false
 }
 

@@ -267,7 +267,7 @@ func (c *Conn) processAck(now time.Duration, r *Repr) bool {
 	}
 	newSACK := false
 	if c.sackOK && r.NumSACK > 0 {
-		newSACK = c.sb.update(c.sndUna, c.sndMax, r.SACK[:r.NumSACK])
+		newSACK = c.sb.update(c.sndUna, c.sndMax, r.SACK[:r.NumSACK], c.s.cfg.MaxOOORanges)
 	}
 	wnd := int(r.Window) << c.sndWscale
 	if ack.GreaterThan(c.sndUna) {
@@ -276,7 +276,7 @@ func (c *Conn) processAck(now time.Duration, r *Repr) bool {
 		// A duplicate ACK (RFC 5681 section 2), or with SACK one that
 		// reports new SACKed data (RFC 6675 section 2).
 		if len(r.Payload) == 0 && r.Flags&(FlagSYN|FlagFIN) == 0 &&
-			c.sndMax != c.sndUna && c.sndWnd > 0 && !c.persistTimer.armed &&
+			c.sndMax != c.sndUna && c.sndWnd > 0 && !c.persistTimer.armed() &&
 			(wnd == c.sndWnd || newSACK) {
 			c.onDupAck(now)
 		}
@@ -290,7 +290,7 @@ func (c *Conn) processAck(now time.Duration, r *Repr) bool {
 		if wnd > c.maxSndWnd {
 			c.maxSndWnd = wnd
 		}
-		if wnd > 0 && c.persistTimer.armed {
+		if wnd > 0 && c.persistTimer.armed() {
 			c.persistTimer.stop()
 			c.persistBackoff = 0
 		}
@@ -458,7 +458,7 @@ func (c *Conn) receive(now time.Duration, r *Repr) {
 		if oblig < room {
 			room, memTrim = oblig, true
 		}
-		c.rcvBuf.soft = c.rcvBuf.length() + maxInt(c.rcvAdvEdge.Sub(c.rcvNxt), 0)
+		c.rcvBuf.soft = int32(c.rcvBuf.length() + maxInt(c.rcvAdvEdge.Sub(c.rcvNxt), 0))
 	}
 	if len(data) > room {
 		if memTrim {
@@ -479,7 +479,7 @@ func (c *Conn) receive(now time.Duration, r *Repr) {
 		// sender sees duplicate ACKs; RFC 2018 SACK blocks follow).
 		c.ackNow = true
 		if len(data) > 0 {
-			if !c.ooo.add(seq, seq.Add(len(data))) {
+			if !c.ooo.add(seq, seq.Add(len(data)), c.s.cfg.MaxOOORanges, c.s.nextStamp()) {
 				s.stats.OfoDropped++
 				s.stats.Drops.OfoLimit++
 				return
@@ -497,8 +497,8 @@ func (c *Conn) receive(now time.Duration, r *Repr) {
 	hadOOO := !c.ooo.empty()
 	if len(data) > 0 {
 		rest := data
-		if c.direct != nil && !hadOOO && c.rcvBuf.length() == 0 {
-			n := c.direct(rest)
+		if direct := c.direct(); direct != nil && !hadOOO && c.rcvBuf.length() == 0 {
+			n := direct(rest)
 			s.charge(hw.CostCopyByte, n) // the copy Read would have made
 			c.rcvNxt = c.rcvNxt.Add(n)
 			rest = rest[n:]
@@ -536,7 +536,7 @@ func (c *Conn) receive(now time.Duration, r *Repr) {
 			// nothing more, so holding the ACK only delays it (and
 			// may trip its RTO). Linux acks at once here too.
 			c.ackNow = true
-		} else if !c.delackTimer.armed {
+		} else if !c.delackTimer.armed() {
 			c.delackTimer.arm(now + s.cfg.DelayedAckTimeout)
 		}
 	}

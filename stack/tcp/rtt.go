@@ -3,21 +3,27 @@ package tcp
 import "time"
 
 // rttEstimator implements RFC 6298's retransmission timer computation.
+// Its bounds are the stack's (one rtoBounds for every connection), so
+// that a million connections do not each keep a copy.
 type rttEstimator struct {
 	srtt, rttvar time.Duration
-	hasSample    bool
 	rto          time.Duration
-	minRTO       time.Duration
-	maxRTO       time.Duration
+	bounds       *rtoBounds
 	// clock granularity G of RFC 6298 section 2: the engine works in
 	// nanoseconds, but a 1 us floor keeps K*RTTVAR meaningful.
-	backoff int // number of consecutive RTO expirations
+	backoff   int32 // number of consecutive RTO expirations (at most 32)
+	hasSample bool
+}
+
+// rtoBounds are the RTO's minimum and maximum (Config.MinRTO, MaxRTO).
+type rtoBounds struct {
+	min, max time.Duration
 }
 
 const rttGranularity = time.Microsecond
 
-func newRTTEstimator(initial, minRTO, maxRTO time.Duration) rttEstimator {
-	return rttEstimator{rto: clampDur(initial, minRTO, maxRTO), minRTO: minRTO, maxRTO: maxRTO}
+func newRTTEstimator(initial time.Duration, b *rtoBounds) rttEstimator {
+	return rttEstimator{rto: clampDur(initial, b.min, b.max), bounds: b}
 }
 
 func clampDur(d, lo, hi time.Duration) time.Duration {
@@ -59,17 +65,17 @@ func (e *rttEstimator) sample(r time.Duration) {
 		k = rttGranularity
 	}
 	e.backoff = 0
-	e.rto = clampDur(e.srtt+k, e.minRTO, e.maxRTO)
+	e.rto = clampDur(e.srtt+k, e.bounds.min, e.bounds.max)
 }
 
 // current returns the RTO including exponential backoff (RFC 6298
 // section 5.5: double the timer on each expiry, capped at max).
 func (e *rttEstimator) current() time.Duration {
 	d := e.rto
-	for i := 0; i < e.backoff && d < e.maxRTO; i++ {
+	for i := int32(0); i < e.backoff && d < e.bounds.max; i++ {
 		d *= 2
 	}
-	return clampDur(d, e.minRTO, e.maxRTO)
+	return clampDur(d, e.bounds.min, e.bounds.max)
 }
 
 // expired records a timeout: RFC 6298 (5.5) backs the timer off.

@@ -3,18 +3,19 @@ package tcp
 // scoreboard is the data sender's record of SACKed ranges above SND.UNA
 // (RFC 6675 section 3 "scoreboard"), sorted and disjoint. It is bounded:
 // blocks that would need more than max ranges are ignored, which only
-// makes recovery more conservative.
+// makes recovery more conservative. Like the assembler it is only its
+// slice, allocated at the first SACK block and freed when the cumulative
+// ACK passes the last range, the bound coming from the stack.
 type scoreboard struct {
-	r   []seqRange
-	max int
+	r []seqRange
 }
 
-func newScoreboard(max int) scoreboard { return scoreboard{max: max} }
+// reset forgets every range and frees the list.
+func (s *scoreboard) reset() { s.r = nil }
 
-func (s *scoreboard) reset() { s.r = s.r[:0] }
-
-// add records one SACK block, merging neighbours.
-func (s *scoreboard) add(start, end Seq) {
+// add records one SACK block, merging neighbours, keeping at most max
+// ranges.
+func (s *scoreboard) add(start, end Seq, max int) {
 	i := 0
 	for i < len(s.r) && s.r[i].end.LessThan(start) {
 		i++
@@ -24,11 +25,11 @@ func (s *scoreboard) add(start, end Seq) {
 		j++
 	}
 	if i == j {
-		if len(s.r) >= s.max {
+		if len(s.r) >= max {
 			return
 		}
 		if s.r == nil {
-			s.r = make([]seqRange, 0, s.max)
+			s.r = make([]seqRange, 0, min(max, firstRanges))
 		}
 		s.r = append(s.r, seqRange{})
 		copy(s.r[i+1:], s.r[i:])
@@ -47,6 +48,9 @@ func (s *scoreboard) pruneTo(una Seq) {
 	}
 	if k > 0 {
 		s.r = append(s.r[:0], s.r[k:]...)
+		if len(s.r) == 0 {
+			s.r = nil // recovery is over: the list goes
+		}
 	}
 	if len(s.r) > 0 && s.r[0].start.LessThan(una) {
 		s.r[0].start = una
@@ -57,14 +61,14 @@ func (s *scoreboard) pruneTo(una Seq) {
 // inside (SND.UNA, SND.MAX] (RFC 2018 section 3; RFC 6675 section 5);
 // a D-SACK block below SND.UNA is ignored. It returns whether anything
 // newly SACKed appeared.
-func (s *scoreboard) update(una, sndMax Seq, blocks []SACKBlock) bool {
+func (s *scoreboard) update(una, sndMax Seq, blocks []SACKBlock, max int) bool {
 	before := s.sackedIn(una, sndMax)
 	for _, b := range blocks {
 		if !b.Start.LessThan(b.End) || b.End.LessEq(una) || b.End.GreaterThan(sndMax) {
 			continue
 		}
 		st := seqMax(b.Start, una)
-		s.add(st, b.End)
+		s.add(st, b.End, max)
 	}
 	return s.sackedIn(una, sndMax) != before
 }

@@ -128,7 +128,7 @@ func (c *Conn) sendData(now time.Duration, seq Seq, n int, fin, retransmit bool)
 	}
 	c.sndMax = seqMax(c.sndMax, end)
 	// RFC 6298 section 5.1: start the timer if it is not running.
-	if !c.rtoTimer.armed {
+	if !c.rtoTimer.armed() {
 		c.rtoTimer.arm(now + c.rtt.current())
 	}
 }

@@ -1,7 +1,6 @@
 package tcp
 
 import (
-	"container/heap"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -101,10 +100,13 @@ type Stack struct {
 	cfg   Config
 	out   Output
 	meter hw.Meter
+	// flushHook, when set, is told which connection Poll flushes the
+	// socket calls' work of (nil once it is done): SetFlushHook.
+	flushHook func(c *Conn)
 
 	isnKey, cookieKey, tsKey sipKey
 
-	conns     map[fourTuple]*Conn
+	conns     connTable
 	listeners map[listenKey]*Listener
 	timers    connHeap
 	dirty     []pollItem
@@ -118,6 +120,12 @@ type Stack struct {
 
 	nextPort uint16
 	connSeq  uint64
+	// rtoBounds are every connection's RTO bounds.
+	rtoBounds rtoBounds
+	// oooStamp orders the changes of every connection's out-of-order
+	// ranges (RFC 2018 section 4's "most recently received" first), one
+	// counter for the stack instead of one in each connection.
+	oooStamp uint64
 
 	chalWindow time.Duration
 	chalCount  int
@@ -131,6 +139,9 @@ type Stack struct {
 	// budget is the process-wide connection limit, nil when none.
 	budget *ConnBudget
 }
+
+// nextStamp is the next out-of-order range's recency stamp.
+func (s *Stack) nextStamp() uint64 { s.oooStamp++; return s.oooStamp }
 
 // New returns a stack. The secrets of ISNs (RFC 6528), SYN cookies and
 // timestamp offsets are drawn from rng, so runs are reproducible.
@@ -148,11 +159,12 @@ func New(cfg Config, rng *rand.Rand, out Output) (*Stack, error) {
 	s := &Stack{
 		cfg:       cfg,
 		out:       out,
-		conns:     make(map[fourTuple]*Conn),
+		conns:     newConnTable(),
 		listeners: make(map[listenKey]*Listener),
 		scratch:   make([]byte, MaxHeaderLen+cfg.MTU),
 		advMSS:    mss,
 		nextPort:  uint16(32768 + rng.IntN(28232)),
+		rtoBounds: rtoBounds{min: cfg.MinRTO, max: cfg.MaxRTO},
 	}
 	s.mem = memAcct{budget: NewMemBudget(cfg.Mem), stats: &s.stats}
 	s.rst = newTokenBucket(cfg.RSTRateLimit)
@@ -165,6 +177,16 @@ func New(cfg Config, rng *rand.Rand, out Output) (*Stack, error) {
 // SetMeter makes the stack charge its work (segments in and out, bytes
 // summed and copied, timer expiries) to m (architecture invariant 4).
 func (s *Stack) SetMeter(m hw.Meter) { s.meter = m }
+
+// SetFlushHook makes Poll call fn with each connection before it sends
+// what that connection's socket calls queued (writes, closes, window
+// updates after reads), and with nil once those are sent, before the
+// timers run. What is sent between the two calls is the socket calls'
+// own output; ACK-clocked data (sent from Input) and timer output
+// (retransmits, delayed ACKs) never is. A binding that prices a socket
+// call's transmit on the caller's CPU, as Linux's tcp_sendmsg ->
+// tcp_push does, switches its meter there (stack/lstack).
+func (s *Stack) SetFlushHook(fn func(c *Conn)) { s.flushHook = fn }
 
 func (s *Stack) charge(op hw.CostOp, n int) {
 	if s.meter != nil && n > 0 {
@@ -179,7 +201,7 @@ func (s *Stack) Config() Config { return s.cfg }
 func (s *Stack) Stats() Stats { return s.stats }
 
 // NumConns returns the number of connections in any state but LISTEN.
-func (s *Stack) NumConns() int { return len(s.conns) }
+func (s *Stack) NumConns() int { return s.conns.len() }
 
 // Input processes one received segment (TCP header and payload, IP header
 // removed) sent from src to dst. seg is only read during the call.
@@ -225,7 +247,7 @@ func (s *Stack) input(now time.Duration, src, dst IP, seg []byte, verified bool)
 	// Demultiplex on the 4-tuple first, then listeners (RFC 9293 section
 	// 3.10.7: a segment to a connection in LISTEN or no connection).
 	id := fourTuple{localAddr: dst, remoteAddr: src, localPort: r.DstPort, remotePort: r.SrcPort}
-	if c, ok := s.conns[id]; ok {
+	if c, ok := s.conns.get(id); ok {
 		c.input(now, &r)
 		s.afterConn(now, c)
 		return
@@ -358,32 +380,37 @@ func (s *Stack) Poll(now time.Duration) time.Duration {
 		}
 		c := it.c
 		c.dirtyAt = 0
+		if s.flushHook != nil {
+			s.flushHook(c)
+		}
 		// Queued writes, closes and window updates; one that ended
 		// since it was queued sends nothing (output is a no-op in
 		// CLOSED).
 		c.output(now)
 		s.afterConn(now, c)
+		if s.flushHook != nil {
+			s.flushHook(nil)
+		}
 	}
 	s.dirty = s.dirty[:0]
 	// A connection that ends leaves the heap (removeConn), so every
 	// one popped is alive.
-	for len(s.timers) > 0 && s.timers[0].heapAt <= now {
-		c := s.timers[0]
-		heap.Pop(&s.timers)
+	for len(s.timers) > 0 && s.timers[0].at <= now {
+		c := s.timers.remove(0)
 		c.onTimers(now)
 		s.afterConn(now, c)
 	}
 	if len(s.timers) == 0 {
 		return NoDeadline
 	}
-	return s.timers[0].heapAt
+	return s.timers[0].at
 }
 
 // markDirty queues c for flush at the next Poll.
 func (s *Stack) markDirty(c *Conn) {
 	if c.dirtyAt == 0 {
 		s.dirty = append(s.dirty, pollItem{c: c})
-		c.dirtyAt = len(s.dirty)
+		c.dirtyAt = int32(len(s.dirty))
 	}
 }
 
@@ -399,42 +426,110 @@ func (s *Stack) afterConn(now time.Duration, c *Conn) {
 		return
 	}
 	if c.heapIdx < 0 {
-		c.heapAt = d
-		heap.Push(&s.timers, c)
-	} else if d < c.heapAt {
-		c.heapAt = d
-		heap.Fix(&s.timers, c.heapIdx)
+		s.timers.push(c, d)
+	} else if d < s.timers[c.heapIdx].at {
+		s.timers.earlier(int(c.heapIdx), d)
 	}
 }
 
-// connHeap is a min-heap of connections by their (lazy) timer deadline.
-type connHeap []*Conn
+// connHeap is a min-heap of connections by their (lazy) timer deadline,
+// then creation order (a deterministic tie-break). Each entry carries
+// its keys, so that sifting through a heap of a million connections
+// compares entries in one array instead of loading two connections'
+// cache lines per comparison; only a move writes the connection's index.
+// Keys are unique (seqNo is), so the order connections pop in does not
+// depend on how the heap sifts.
+type connHeap []heapEntry
 
-func (h connHeap) Len() int { return len(h) }
-func (h connHeap) Less(i, j int) bool {
-	if h[i].heapAt != h[j].heapAt {
-		return h[i].heapAt < h[j].heapAt
+// heapEntry is one connection in the heap, with its keys.
+type heapEntry struct {
+	at  time.Duration
+	seq uint64
+	c   *Conn
+}
+
+func (e *heapEntry) less(o *heapEntry) bool {
+	if e.at != o.at {
+		return e.at < o.at
 	}
-	return h[i].seqNo < h[j].seqNo // deterministic tie-break
+	return e.seq < o.seq
 }
-func (h connHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].heapIdx = i
-	h[j].heapIdx = j
+
+// set puts e at i and tells its connection.
+func (h connHeap) set(i int, e heapEntry) {
+	h[i] = e
+	e.c.heapIdx = int32(i)
 }
-func (h *connHeap) Push(x any) {
-	c := x.(*Conn)
-	c.heapIdx = len(*h)
-	*h = append(*h, c)
+
+func (h connHeap) up(i int) {
+	e := h[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !e.less(&h[p]) {
+			break
+		}
+		h.set(i, h[p])
+		i = p
+	}
+	h.set(i, e)
 }
-func (h *connHeap) Pop() any {
+
+// down sifts the entry at i down; it reports whether it moved.
+func (h connHeap) down(i int) bool {
+	e, start, n := h[i], i, len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h[r].less(&h[l]) {
+			m = r
+		}
+		if !h[m].less(&e) {
+			break
+		}
+		h.set(i, h[m])
+		i = m
+	}
+	h.set(i, e)
+	return i > start
+}
+
+// push adds c with deadline at.
+func (h *connHeap) push(c *Conn, at time.Duration) {
+	*h = append(*h, heapEntry{at: at, seq: c.seqNo, c: c})
+	h.up(len(*h) - 1)
+}
+
+// remove takes out the entry at i and returns its connection.
+func (h *connHeap) remove(i int) *Conn {
 	old := *h
-	n := len(old)
-	c := old[n-1]
-	old[n-1] = nil
+	n := len(old) - 1
+	c := old[i].c
+	if i != n {
+		old.set(i, old[n])
+	}
+	old[n] = heapEntry{}
+	*h = old[:n]
+	if i != n && !h.down(i) {
+		h.up(i)
+	}
 	c.heapIdx = -1
-	*h = old[:n-1]
+	if n >= minHeapShrink && n < cap(old)/4 {
+		// A SYN storm's timers are gone: give back most of the array
+		// (entries keep their indices, so no connection is told).
+		*h = append(make(connHeap, 0, cap(old)/2), (*h)...)
+	}
 	return c
 }
 
-func heapRemove(h *connHeap, i int) { heap.Remove(h, i) }
+// minHeapShrink is the fewest entries at which the heap's array is
+// shrunk, so that a small heap never reallocates back and forth.
+const minHeapShrink = 1024
+
+// earlier moves the entry at i to the earlier deadline at.
+func (h connHeap) earlier(i int, at time.Duration) {
+	h[i].at = at
+	h.up(i)
+}

@@ -5,25 +5,31 @@ import (
 	"time"
 )
 
-// timer is one deadline of a connection. Its zero value is stopped: a
-// deadline is either armed at a time or not armed at all, with no time
-// that means "off" (the engine's times start at 0).
+// timer is one deadline of a connection, in one word: the deadline plus
+// one, so that its zero value is stopped with no time that means "off"
+// (the engine's times start at 0, and a deadline at 0 is a deadline). A
+// million connections each keep five of them.
 type timer struct {
-	at    time.Duration
-	armed bool
+	at1 time.Duration
 }
 
 // arm sets the deadline to at, armed or not before.
-func (t *timer) arm(at time.Duration) { t.at, t.armed = at, true }
+func (t *timer) arm(at time.Duration) { t.at1 = at + 1 }
 
 // stop disarms the timer.
-func (t *timer) stop() { *t = timer{} }
+func (t *timer) stop() { t.at1 = 0 }
+
+// armed reports whether the timer is armed.
+func (t *timer) armed() bool { return t.at1 != 0 }
+
+// deadline is the armed timer's deadline.
+func (t *timer) deadline() time.Duration { return t.at1 - 1 }
 
 // due reports whether the timer is armed and its deadline has come.
-func (t *timer) due(now time.Duration) bool { return t.armed && now >= t.at }
+func (t *timer) due(now time.Duration) bool { return t.at1 != 0 && now >= t.at1-1 }
 
-// connTimers are every deadline of a connection and its place in the
-// stack's timer heap.
+// connTimers are every deadline of a connection (its place in the
+// stack's timer heap is Conn.heapIdx).
 type connTimers struct {
 	// rtoTimer is the retransmission timer (RFC 6298), also of the SYN
 	// and SYN-ACK; delackTimer the delayed ACK (RFC 1122 4.2.3.2);
@@ -31,21 +37,20 @@ type connTimers struct {
 	// keepTimer keep-alive (RFC 1122 4.2.3.6); closeTimer the end of
 	// TIME-WAIT (2*MSL) or of an orphaned FIN-WAIT-2.
 	rtoTimer, delackTimer, persistTimer, keepTimer, closeTimer timer
-	// heapIdx is the index in the stack's heap (-1: not in it); heapAt
-	// the heap's key, which only moves earlier (Stack.afterConn).
-	heapIdx int
-	heapAt  time.Duration
 }
 
 // nextDeadline is the earliest armed deadline, and false when none is armed.
 func (t *connTimers) nextDeadline() (time.Duration, bool) {
 	var d timer
 	for _, x := range [...]timer{t.rtoTimer, t.delackTimer, t.persistTimer, t.keepTimer, t.closeTimer} {
-		if x.armed && (!d.armed || x.at < d.at) {
+		if x.armed() && (!d.armed() || x.at1 < d.at1) {
 			d = x
 		}
 	}
-	return d.at, d.armed
+	if !d.armed() {
+		return 0, false
+	}
+	return d.deadline(), true
 }
 
 // stopAll disarms every deadline: an ended connection has none.
@@ -58,20 +63,20 @@ func (t *connTimers) stopAll() {
 // 4.2.3.6) and the orphaned FIN-WAIT-2 timeout.
 func (c *Conn) armTimers(now time.Duration) {
 	cfg := &c.s.cfg
-	if c.canSendData() && c.sndWnd == 0 && !c.persistTimer.armed && !c.rtoTimer.armed &&
+	if c.canSendData() && c.sndWnd == 0 && !c.persistTimer.armed() && !c.rtoTimer.armed() &&
 		c.sndNxt == c.sndUna && c.sndBufSeq.Add(c.sndBuf.length()).GreaterThan(c.sndNxt) {
 		c.persistTimer.arm(now + c.persistInterval())
 	}
-	if c.keepAlive && !c.keepTimer.armed && (c.state == StateEstablished || c.state == StateCloseWait) {
+	if c.keepAlive && !c.keepTimer.armed() && (c.state == StateEstablished || c.state == StateCloseWait) {
 		if c.lastRcvAt == 0 {
 			c.lastRcvAt = now
 		}
-		c.keepTimer.arm(c.lastRcvAt + c.keepIdle)
+		c.keepTimer.arm(c.lastRcvAt + c.keepIdle())
 	}
 	if !c.keepAlive {
 		c.keepTimer.stop()
 	}
-	if c.state == StateFinWait2 && c.orphan && !c.closeTimer.armed {
+	if c.state == StateFinWait2 && c.orphan && !c.closeTimer.armed() {
 		c.closeTimer.arm(now + cfg.FinWait2Timeout)
 	}
 }
@@ -226,16 +231,16 @@ func (c *Conn) onKeepalive(now time.Duration) {
 	if !c.keepAlive || !(c.state == StateEstablished || c.state == StateCloseWait) {
 		return
 	}
-	if c.keepProbes == 0 && now-c.lastRcvAt < c.keepIdle {
-		c.keepTimer.arm(c.lastRcvAt + c.keepIdle)
+	if c.keepProbes == 0 && now-c.lastRcvAt < c.keepIdle() {
+		c.keepTimer.arm(c.lastRcvAt + c.keepIdle())
 		return
 	}
 	if c.sndMax != c.sndUna || c.sndBuf.length() > 0 {
 		// Data in flight: the retransmission timer watches the peer.
-		c.keepTimer.arm(now + c.keepIdle)
+		c.keepTimer.arm(now + c.keepIdle())
 		return
 	}
-	if c.keepProbes >= c.keepCount {
+	if int(c.keepProbes) >= c.keepCount() {
 		s.stats.KeepaliveTimeouts++
 		s.stats.EstabResets++
 		c.end(now, endKeepaliveTimeout)
@@ -248,5 +253,5 @@ func (c *Conn) onKeepalive(now time.Duration) {
 	s.send(now, c.id, &o, nil, 0, 0)
 	c.keepProbes++
 	s.stats.KeepaliveProbes++
-	c.keepTimer.arm(now + c.keepIntvl)
+	c.keepTimer.arm(now + c.keepIntvl())
 }
