@@ -20,9 +20,21 @@ type httpSpec struct {
 
 type httpRunner struct {
 	s *apphttp.Server
+	// threads are the workers as the scheduler sees them, one per site,
+	// for the host's load average.
+	threads []*appThread
 }
 
-func (r httpRunner) ResetStats(time.Duration) { r.s.ResetStats() }
+func (r httpRunner) ResetStats(now time.Duration) {
+	r.s.ResetStats()
+	for _, t := range r.threads {
+		t.ResetStats(now)
+	}
+}
+
+// Threads implements threadedApp.
+func (r httpRunner) Threads() []*appThread { return r.threads }
+
 func (r httpRunner) Completed(time.Duration) (uint64, string) {
 	return r.s.Stats().Requests, "requests"
 }
@@ -83,11 +95,17 @@ func buildHTTP(w *world, h *host, key string, node *yaml.Node) (string, runner, 
 	if err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
+	r := httpRunner{s: s}
 	for i, site := range s.Sites() {
-		w.attach(h.cores[hs.cores[i]], site)
+		// A site is one worker process's event loop (a reload's old
+		// and new workers on a site share it: one thread's load).
+		core := h.cores[hs.cores[i]]
+		t := newAppThread(site, core)
+		r.threads = append(r.threads, t)
+		w.attach(core, t)
 	}
 	h.reload = func() error { return s.Reload(w.eng.Now()) }
-	return spec.Name, httpRunner{s}, nil
+	return spec.Name, r, nil
 }
 
 type wrkSpec struct {

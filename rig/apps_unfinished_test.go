@@ -60,7 +60,7 @@ var _ = Describe("unfinished work in the figures", func() {
 		// 10,000 requests a test: SET ends in the warm-up, and both
 		// tests fit in the window once they start again at its start.
 		r := runScenario(bundled("gazelle-redis",
-			"duration: 400ms", "duration: 50ms",
+			"duration: 1500ms", "duration: 150ms",
 			"warmup: 0s", "warmup: 20ms",
 			"clients: 1000", "clients: 200",
 			"requests: 100000", "requests: 10000"))
@@ -80,9 +80,10 @@ var _ = Describe("unfinished work in the figures", func() {
 
 	It("counts only the measured window in wrk and http after a warm-up, requests in flight included", func() {
 		r := runScenario(bundled("tengine-gzip-qat",
-			"duration: 200ms", "duration: 40ms",
-			"warmup: 30ms", "warmup: 20ms",
-			"connections: 400, rate: 10000", "connections: 100, rate: 5000"))
+			"duration: 300ms", "duration: 40ms",
+			"warmup: 250ms", "warmup: 20ms",
+			"latency: 25ms", "latency: 20us",
+			"connections: 1000, rate: 10000", "connections: 100, rate: 5000"))
 		for _, v := range []string{"software", "qat"} {
 			t := r.Figures[v]
 			conserved(v+" http", figure(t, "http.server.requests"), figure(t, "wrk.requests"), figure(t, "wrk.outstanding"), 100)
@@ -96,7 +97,7 @@ var _ = Describe("unfinished work in the figures", func() {
 		Expect(err).NotTo(HaveOccurred())
 		text, _, _ := strings.Cut(string(data), "\nvariants:")
 		r := runScenario(fromText("oltp-small.yaml", text+"\nvariants:\n  lstack: {}\n",
-			"duration: 50ms", "duration: 15ms", "warmup: 20ms", "warmup: 10ms", "terminals: 96", "terminals: 32"))
+			"duration: 50ms", "duration: 15ms", "warmup: 20ms", "warmup: 10ms", "terminals: 300", "terminals: 32"))
 		t := r.Figures["lstack"]
 		conserved("oltp", figure(t, "oltp_server.queries"), figure(t, "oltp_client.statements"), figure(t, "oltp_client.outstanding"), 32)
 	})

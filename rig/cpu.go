@@ -16,6 +16,7 @@ import (
 // its time went, and the host's roll-up:
 //
 //	cpu.ID.{user,kernel,busy}_pct, turns, busy_ns
+//	cpu.ID.smt.{shared,extra}_ns    on SMT machines: work run beside a busy sibling, and what sharing added
 //	cpu.ID.ops.OP.{count,ns}        every operation (zeros included)
 //	cpu.ID.layers.LAYER.ns          every layer work runs as (a;b nests as a.b)
 //	cpu.all.*                       the same over the host's cores
@@ -30,6 +31,10 @@ func cpuFigures(ht report.Tree, h *host, window time.Duration) {
 		return
 	}
 	ops := costops.Table()
+	// On a machine whose hardware threads share a core (numa.Topology
+	// SMTYield), each CPU says how much of its work ran while its sibling
+	// was busy (smt.shared_ns) and what the sharing added (smt.extra_ns).
+	smt := h.topo.SMTYield > 0
 	var all sim.CoreStats
 	for _, c := range cores {
 		s := c.Stats()
@@ -39,9 +44,15 @@ func cpuFigures(ht report.Tree, h *host, window time.Duration) {
 		ct.Set("busy_pct", pct(s.BusyPS(), window, 1))
 		ct.Set("turns", float64(s.Turns))
 		ct.Set("busy_ns", psToNS(s.BusyPS()))
+		if smt {
+			ct.Set("smt.shared_ns", psToNS(s.SiblingPS))
+			ct.Set("smt.extra_ns", psToNS(s.SiblingExtraPS))
+		}
 		opFigures(ct, ops, s.Layers)
 		all.UserPS += s.UserPS
 		all.KernelPS += s.KernelPS
+		all.SiblingPS += s.SiblingPS
+		all.SiblingExtraPS += s.SiblingExtraPS
 		all.Layers = mergeLayers(all.Layers, s.Layers)
 	}
 	at := ht.Sub("cpu.all")
@@ -50,10 +61,12 @@ func cpuFigures(ht report.Tree, h *host, window time.Duration) {
 	at.Set("kernel_pct", pct(all.KernelPS, window, n))
 	at.Set("busy_pct", pct(all.BusyPS(), window, n))
 	at.Set("busy_ns", psToNS(all.BusyPS()))
-	// The run queue's average (what the load average counts): one thread
-	// per core and none waiting for a CPU, so it is the busy cores on
-	// average.
-	at.Set("run_queue", report.Round(float64(all.BusyPS())/1000/float64(window), 3))
+	if smt {
+		at.Set("smt.shared_ns", psToNS(all.SiblingPS))
+		at.Set("smt.extra_ns", psToNS(all.SiblingExtraPS))
+	}
+	// The load average is not busy cores (softirq is busy and no thread's;
+	// a thread waiting for a CPU is not busy): loadFigures counts threads.
 	opFigures(at, ops, all.Layers)
 }
 
@@ -157,6 +170,9 @@ type activeApp interface {
 // within a sampling step. Before a run (and for a generator that never
 // sent) the figures are 0, so that expectations can name them.
 func (w *world) activeFigures(t report.Tree) {
+	// The load average is reported here too, beside the other figures
+	// that need the world's apps and not only a host.
+	w.loadFigures(t, w.window())
 	since := w.v.File.Warmup
 	for _, a := range w.apps {
 		aa, ok := a.run.(activeApp)

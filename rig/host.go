@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/savanna-sim/savanna/internal/costops"
 	"github.com/savanna-sim/savanna/rig/scenario"
 	"github.com/savanna-sim/savanna/sim"
 	"github.com/savanna-sim/savanna/sim/cost"
@@ -140,12 +141,20 @@ func (w *world) machine(key string, n *yaml.Node) (*numa.Topology, error) {
 	return t, nil
 }
 
-// costModel loads the default model, a named file (relative to the
-// scenario) and inline overrides.
+// costModel loads the default model, an embedded model by name
+// (cost.model), a named file (relative to the scenario) and inline
+// overrides. Loading checked that model and file are not both given.
 func (w *world) costModel(key string, c *scenario.Cost) (*cost.Model, error) {
 	m := w.defaultCost
 	if c == nil {
 		return m, nil
+	}
+	if c.Model != "" {
+		loaded, err := cost.For(costops.Table()).Model(c.Model)
+		if err != nil {
+			return nil, w.v.Errorf(key+".model", "%v", err)
+		}
+		m = loaded
 	}
 	if c.File != "" {
 		// Resolved within the scenario's folder (or an --allow-path),
@@ -159,7 +168,8 @@ func (w *world) costModel(key string, c *scenario.Cost) (*cost.Model, error) {
 	if len(c.Overrides) > 0 {
 		over := make(map[string]cost.Entry, len(c.Overrides))
 		for k, e := range c.Overrides {
-			over[k] = cost.Entry{Value: e.Value, Unit: e.Unit, Source: e.Source}
+			over[k] = cost.Entry{Value: e.Value, Unit: e.Unit, Source: e.Source,
+				Uncertainty: e.Uncertainty, Spread: e.Spread, SpreadSource: e.SpreadSource}
 		}
 		var err error
 		if m, err = m.WithOverrides(w.s.Path+": "+key+".overrides", over); err != nil {
@@ -180,6 +190,23 @@ func (h *host) core(w *world, id int, spins bool) (*sim.Core, error) {
 		return nil, fmt.Errorf("CPU %d does not exist on %s (CPUs 0..%d)", id, h.topo.Name, h.topo.NumCPUs()-1)
 	}
 	c := sim.NewCore(w.eng, id, cpu.Node, h.prices, spins)
+	// Spread draws from the core's own stream, named by host and CPU so
+	// that another host's cores or the order cores are made in never
+	// change it; a model without spread makes none (docs/cost-model.md).
+	if sp := h.cost.Spreads(); sp != nil {
+		c.SetSpread(sp, w.eng.RNG(fmt.Sprintf("spread:%s:cpu%d", h.name, id)))
+	}
+	// Hardware threads of one physical core share its throughput at the
+	// machine's SMT yield (docs/numa.md); siblings made earlier are
+	// linked both ways.
+	if y := h.topo.SMTYield; y > 0 {
+		for _, sid := range cpu.Siblings {
+			if s, ok := h.cores[sid]; ok && sid != id {
+				c.AddSibling(y, s)
+				s.AddSibling(y, c)
+			}
+		}
+	}
 	h.cores[id] = c
 	return c, nil
 }

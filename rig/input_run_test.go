@@ -24,7 +24,7 @@ func lossyRedis(expect string) *scenario.Scenario {
 	text, _, found := strings.Cut(string(data), "\nexpect:\n")
 	Expect(found).To(BeTrue())
 	return fromText("lossy-redis.yaml", text+"\nexpect:\n  - "+expect+"\n",
-		"duration: 400ms", "duration: 30ms",
+		"duration: 1500ms", "duration: 30ms",
 		"requests: 100000", "requests: 2000",
 		"clients: 1000", "clients: 50",
 		"  kernel: {hosts.server.stack.kind: kernel}\n  lstack: {}", "  clean: {}\n  lossy: {links.0.loss: 0.05}")

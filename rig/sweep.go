@@ -10,6 +10,7 @@ import (
 	"github.com/savanna-sim/savanna/internal/version"
 	"github.com/savanna-sim/savanna/rig/report"
 	"github.com/savanna-sim/savanna/rig/scenario"
+	"github.com/savanna-sim/savanna/sim/cost"
 )
 
 // SweepOptions change how a sweep runs.
@@ -92,61 +93,9 @@ func RunSweep(s *scenario.Scenario, opts SweepOptions) ([]*report.SweepPoint, er
 	jobs := min(max(opts.Jobs, 1), max(len(idx), 1))
 
 	stop := &stopLatch{ask: opts.Stop}
-	type result struct {
-		i   int
-		p   *report.SweepPoint
-		err error
-	}
-	work := make(chan int)
-	results := make(chan result)
-	var wg sync.WaitGroup
-	for range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				p, err := runPoint(s, plan, all[i], shard, stop.get)
-				results <- result{i, p, err}
-			}
-		}()
-	}
-	go func() {
-		defer close(work)
-		for _, i := range idx {
-			if stop.get() != "" {
-				return
-			}
-			work <- i
-		}
-	}()
-	go func() { wg.Wait(); close(results) }()
-
-	byIndex := map[int]*report.SweepPoint{}
-	var errs []error
-	var firstErr error
-	for r := range results {
-		if r.err != nil {
-			var inc *IncompleteError
-			if !errors.As(r.err, &inc) {
-				errs = append(errs, r.err)
-				if firstErr == nil {
-					firstErr = r.err
-				}
-				// A point that cannot run stops the others: the sweep is
-				// invalid.
-				stop.set("an error")
-			}
-			continue
-		}
-		byIndex[r.i] = r.p
-		if opts.Done != nil && firstErr == nil {
-			if err := opts.Done(r.p); err != nil {
-				errs = append(errs, err)
-				firstErr = err
-				stop.set("an error")
-			}
-		}
-	}
+	byIndex, errs := runPool(idx, jobs, stop, func(i int) (*report.SweepPoint, error) {
+		return runPoint(s, plan, all[i], shard, stop.get)
+	}, opts.Done)
 	var out []*report.SweepPoint
 	for _, i := range idx {
 		if p, ok := byIndex[i]; ok {
@@ -178,22 +127,148 @@ func (e *SweepStoppedError) Error() string {
 // runPoint builds and runs one point on its own engine; no output
 // folder (captures and profiles are a single run's).
 func runPoint(s *scenario.Scenario, plan report.SweepPlan, pt scenario.Point, shard string, stop func() string) (*report.SweepPoint, error) {
-	w, err := build(s, pt.Variant, Options{}, pt.Seed)
+	figs, err := runVariant(s, pt.Variant, pt.Seed, fmt.Sprintf("sweep point %d", pt.Index), stop)
 	if err != nil {
-		return nil, &InvalidError{fmt.Errorf("sweep point %d: %w", pt.Index, err)}
-	}
-	if reason := runWorld(w, func(time.Duration) {}, stop); reason != "" {
-		return nil, &IncompleteError{Reason: reason, Variant: pt.Variant.Name}
-	}
-	if err := w.eventErrors(); err != nil {
-		return nil, &InvalidError{fmt.Errorf("sweep point %d: %w", pt.Index, err)}
+		return nil, err
 	}
 	p := &report.SweepPoint{Format: report.SweepPointFormat, Plan: plan, Index: pt.Index, Shard: shard,
-		Variant: pt.Variant.Name, Grid: pt.Values, Seed: pt.Seed, Figures: w.figures()}
+		Variant: pt.Variant.Name, Grid: pt.Values, Seed: pt.Seed, Figures: figs}
 	if p.Grid == nil {
 		p.Grid = []string{}
 	}
 	return p.Canonical()
+}
+
+// runVariant builds and runs one variant at a seed on its own engine and
+// returns its figures; what names the run in errors.
+func runVariant(s *scenario.Scenario, v *scenario.Variant, seed uint64, what string, stop func() string) (report.Tree, error) {
+	w, err := build(s, v, Options{}, seed)
+	if err != nil {
+		return nil, &InvalidError{fmt.Errorf("%s: %w", what, err)}
+	}
+	if reason := runWorld(w, func(time.Duration) {}, stop); reason != "" {
+		return nil, &IncompleteError{Reason: reason, Variant: v.Name}
+	}
+	if err := w.eventErrors(); err != nil {
+		return nil, &InvalidError{fmt.Errorf("%s: %w", what, err)}
+	}
+	return w.figures(), nil
+}
+
+// VariantRun is one run of a variant at a seed: a variant derived from a
+// scenario's (Scenario.WithCostOverrides) for simrun reproduce
+// --sensitivity.
+type VariantRun struct {
+	Scenario *scenario.Scenario
+	Variant  *scenario.Variant
+	Seed     uint64
+	// Label names the run in errors ("qat-legacy-alloc: compaction_page
+	// x1.25").
+	Label string
+}
+
+// RunVariants runs each of runs to its end on the sweep's pool
+// (opts.Jobs at once, opts.Stop asked after every step; the other
+// options are a sweep's and are ignored) and returns each run's figures
+// in the order of runs, the same whatever the number of jobs. A run that
+// Stop stopped leaves the whole incomplete: a *SweepStoppedError.
+func RunVariants(runs []VariantRun, opts SweepOptions) ([]report.Tree, error) {
+	idx := make([]int, len(runs))
+	for i := range idx {
+		idx[i] = i
+	}
+	stop := &stopLatch{ask: opts.Stop}
+	byIndex, errs := runPool(idx, min(max(opts.Jobs, 1), max(len(runs), 1)), stop, func(i int) (report.Tree, error) {
+		r := runs[i]
+		return runVariant(r.Scenario, r.Variant, r.Seed, r.Label, stop.get)
+	}, nil)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if reason := stop.get(); reason != "" || len(byIndex) < len(runs) {
+		return nil, &SweepStoppedError{Reason: reason, Done: len(byIndex), Total: len(runs)}
+	}
+	out := make([]report.Tree, len(runs))
+	for i := range runs {
+		out[i] = byIndex[i]
+	}
+	return out, nil
+}
+
+// HostCosts returns the cost model each host of variant v runs with (the
+// default, a named file or frozen model, with the scenario's overrides
+// applied), by host name: the models a run builds, built the same way
+// without running anything.
+func HostCosts(s *scenario.Scenario, v *scenario.Variant) (map[string]*cost.Model, error) {
+	w, err := build(s, v, Options{checkOnly: true}, v.Seed())
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*cost.Model, len(w.hosts))
+	for name, h := range w.hosts {
+		out[name] = h.cost
+	}
+	return out, nil
+}
+
+// runPool runs job(i) for every i of idx, jobs at once, each on its own
+// goroutine, and returns the results by index: the pool of sweeps and of
+// simrun reproduce --sensitivity. A job stopped early (*IncompleteError)
+// is left out without an error; any other error stops the jobs not yet
+// started. done, when set, is given each result from one goroutine as it
+// finishes, until the first error.
+func runPool[T any](idx []int, jobs int, stop *stopLatch, job func(i int) (T, error), done func(T) error) (map[int]T, []error) {
+	type result struct {
+		i   int
+		t   T
+		err error
+	}
+	work := make(chan int)
+	results := make(chan result)
+	var wg sync.WaitGroup
+	for range max(jobs, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				t, err := job(i)
+				results <- result{i, t, err}
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for _, i := range idx {
+			if stop.get() != "" {
+				return
+			}
+			work <- i
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+
+	byIndex := map[int]T{}
+	var errs []error
+	for r := range results {
+		if r.err != nil {
+			var inc *IncompleteError
+			if !errors.As(r.err, &inc) {
+				errs = append(errs, r.err)
+				// A job that cannot run stops the others: the whole is
+				// invalid.
+				stop.set("an error")
+			}
+			continue
+		}
+		byIndex[r.i] = r.t
+		if done != nil && len(errs) == 0 {
+			if err := done(r.t); err != nil {
+				errs = append(errs, err)
+				stop.set("an error")
+			}
+		}
+	}
+	return byIndex, errs
 }
 
 // stopLatch remembers the first reason to stop, so that every point's

@@ -2,6 +2,7 @@ package rig_test
 
 import (
 	"encoding/json"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -74,5 +75,35 @@ var _ = Describe("a sweep's points", func() {
 	It("are refused for a scenario without a sweep", func() {
 		_, err := rig.RunSweep(bundled("quickstart"), rig.SweepOptions{})
 		Expect(err).To(MatchError(ContainSubstring("has no sweep: section")))
+	})
+})
+
+var _ = Describe("variants run on the sweep's pool", func() {
+	It("give each run's figures in order, the same whatever the jobs, with a moved price charged", func() {
+		s := bundled("quickstart", "duration: 20ms", "duration: 2ms", "warmup: 2ms", "warmup: 1ms", "capture: [server.eth0]", "")
+		v := s.Variants[0]
+		costs, err := rig.HostCosts(s, v)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(costs).To(HaveKey("server"))
+		Expect(costs["server"].Name()).NotTo(BeEmpty())
+		Expect(costs["server"].Digest()).To(HaveLen(64))
+		moved, err := s.WithCostOverrides(v, "nic_rx_packet x2", []scenario.CostOverride{
+			{Host: "server", Op: "nic_rx_packet", Value: 60, Unit: "cycles", Source: "the spec"}})
+		Expect(err).NotTo(HaveOccurred())
+		runs := []rig.VariantRun{{Scenario: s, Variant: v, Seed: v.Seed(), Label: "as written"}, {Scenario: s, Variant: moved, Seed: v.Seed(), Label: "moved"}}
+		one, err := rig.RunVariants(runs, rig.SweepOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		two, err := rig.RunVariants(runs, rig.SweepOptions{Jobs: 2})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(two).To(Equal(one))
+		ns := func(t report.Tree) float64 {
+			f, ok := t.Lookup(strings.Split("server.cpu.all.ops.nic_rx_packet.ns", "."))
+			Expect(ok).To(BeTrue())
+			return f.(float64)
+		}
+		Expect(ns(one[1])).To(BeNumerically("~", 2*ns(one[0]), 0.01*ns(one[0])), "the price doubled, the packets did not change")
+		r, err := rig.Run(s, rig.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ns(r.Figures["default"])).To(Equal(ns(one[0])), "the pool runs a variant as rig.Run does")
 	})
 })

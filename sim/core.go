@@ -58,6 +58,10 @@ type CoreStats struct {
 	Turns, IdleTurns uint64
 	// Ops counts each operation charged, over all layers.
 	Ops [hw.NumCostOps]int64
+	// SiblingPS is the work charged while an SMT sibling was busy, at the
+	// shared rate (SetSiblings); SiblingExtraPS the part of it the
+	// sharing added. Both are within UserPS+KernelPS.
+	SiblingPS, SiblingExtraPS int64
 	// Layers is the charged work by layer and operation, in the order
 	// the layers were first named on the core. Every picosecond of
 	// UserPS+KernelPS is in exactly one layer's operation.
@@ -101,6 +105,14 @@ type Core struct {
 	statsSince time.Duration
 	stats      CoreStats
 	layerOps   [][hw.NumCostOps]OpStat
+
+	// spread draws the per-charge multipliers of ops with a spread
+	// (SetSpread); nil draws nothing.
+	spread *spreadState
+	// siblings share this core's physical core; while one is busy a
+	// charge takes smtPenalty times as long (SetSiblings).
+	siblings   []*Core
+	smtPenalty float64
 }
 
 // attached is a poller with the layer its charges go to.
@@ -184,6 +196,18 @@ func (c *Core) charge(layer int, op hw.CostOp, count int64) {
 		return
 	}
 	ps := c.prices[op] * count
+	if c.spread != nil && c.spread.sigma[op] > 0 && ps > 0 {
+		ps = c.spread.scale(op, ps)
+	}
+	if c.smtPenalty > 0 && ps > 0 {
+		start := c.Now()
+		if until := c.siblingBusyUntil(); until > start {
+			p := int64(float64(ps)*c.smtPenalty + 0.5)
+			c.stats.SiblingPS += p
+			c.stats.SiblingExtraPS += p - ps
+			ps = p
+		}
+	}
 	// The all-layers count (CoreStats.Ops) is summed from the layers'
 	// when Stats is asked, not kept here: this runs for every charge.
 	s := &c.layerOps[layer][op]

@@ -80,10 +80,17 @@ type ServerStats struct {
 	Responses uint64 `json:"responses_2xx"`
 	// Failed are requests answered 500 because compression failed (only
 	// under the hardware-only policy: failover never fails a request).
-	Failed         uint64 `json:"failed_5xx"`
-	BadRequests    uint64 `json:"bad_requests"`
-	Gzipped        uint64 `json:"gzipped"`
+	Failed      uint64 `json:"failed_5xx"`
+	BadRequests uint64 `json:"bad_requests"`
+	Gzipped     uint64 `json:"gzipped"`
+	// BytesIn are the bodies handed to gzip, BytesGzipped what gzip made
+	// of them; BytesPlain the bodies sent as they are (shorter than
+	// gzip.min_length, or asked for without Accept-Encoding: gzip).
+	// BytesOut is every body sent (nginx's $body_bytes_sent):
+	// BytesGzipped + BytesPlain.
 	BytesIn        uint64 `json:"body_bytes_before_gzip"`
+	BytesGzipped   uint64 `json:"body_bytes_after_gzip"`
+	BytesPlain     uint64 `json:"body_bytes_plain"`
 	BytesOut       uint64 `json:"body_bytes_sent"`
 	Workers        int    `json:"workers"`
 	OldWorkers     int    `json:"old_workers"`
@@ -369,9 +376,12 @@ func (st *site) respond(w *worker, out []byte, req request) []byte {
 		}
 		body, encoding = z, "Content-Encoding: gzip\r\n"
 		s.stats.Gzipped++
+		s.stats.BytesIn += uint64(len(page))
+		s.stats.BytesGzipped += uint64(len(body))
+	} else {
+		s.stats.BytesPlain += uint64(len(body))
 	}
 	s.stats.Responses++
-	s.stats.BytesIn += uint64(len(page))
 	s.stats.BytesOut += uint64(len(body))
 	out = append(out, "HTTP/1.1 200 OK\r\nServer: Tengine/savanna\r\nContent-Type: text/html\r\n"...)
 	out = append(out, encoding...)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/savanna-sim/savanna/apps/appcost"
 	"github.com/savanna-sim/savanna/apps/latency"
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/stack/lstack"
@@ -246,6 +247,9 @@ func (w *Wrk) redial(m hw.Meter, wc *wrkConn) {
 	w.dial(m, wc.i)
 }
 
+// wrkEpollCtls is the epoll_ctl calls wrk makes per request (see send).
+const wrkEpollCtls = 2
+
 func (w *Wrk) send(m hw.Meter, wc *wrkConn) {
 	path := w.cfg.Paths[w.nextReq%len(w.cfg.Paths)]
 	w.nextReq++
@@ -256,6 +260,11 @@ func (w *Wrk) send(m hw.Meter, wc *wrkConn) {
 		wc.out = append(wc.out, "Accept-Encoding: gzip\r\n"...)
 	}
 	wc.out = append(wc.out, "\r\n"...)
+	m.Charge(CostWrkRequest, 1)
+	// wrk.c turns writable notification on for the request
+	// (response_complete's aeCreateFileEvent) and off once it is written
+	// (socket_writeable's aeDeleteFileEvent): an epoll_ctl each.
+	w.set.Control(m, wrkEpollCtls)
 	wc.busy = true
 	wc.sentAt = m.Now()
 	if !w.sending {
@@ -313,6 +322,10 @@ func (w *Wrk) consume(m hw.Meter, wc *wrkConn) bool {
 			return false
 		}
 		off += r.length
+		// wrk's http_parser scans the response; response_complete
+		// records it.
+		m.Charge(appcost.ParseByte, int64(r.length))
+		m.Charge(CostWrkResponse, 1)
 		wc.busy = false
 		w.stats.Requests++
 		w.stats.BytesRead += uint64(r.length)

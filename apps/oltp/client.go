@@ -112,6 +112,10 @@ type ClientStats struct {
 	// their response came.
 	Outstanding uint64 `json:"outstanding"`
 	Lost        uint64 `json:"lost"`
+	// Aborted counts transactions given up after an error (a deadlock's
+	// ER 1213): the terminal sends ROLLBACK and starts the next one, as
+	// benchmarksql does; they count in no transaction figure.
+	Aborted uint64 `json:"aborted"`
 	// Txn are the per-type figures.
 	Txn map[string]TxnStats `json:"txn"`
 }
@@ -136,6 +140,7 @@ type Client struct {
 	connFails  uint64
 	disconnect uint64
 	lost       uint64
+	aborted    uint64
 	connected  int
 	// outstanding counts statements in flight over every terminal.
 	outstanding int
@@ -196,14 +201,14 @@ func (c *Client) ResetStats(now time.Duration) {
 	}
 	c.all.Reset()
 	c.stmtLat.Reset()
-	c.errors, c.protoErrs, c.connFails, c.disconnect, c.lost = 0, 0, 0, 0, 0
+	c.errors, c.protoErrs, c.connFails, c.disconnect, c.lost, c.aborted = 0, 0, 0, 0, 0, 0
 }
 
 // Stats returns the figures of the window ending at now.
 func (c *Client) Stats(now time.Duration) ClientStats {
 	s := ClientStats{Statements: c.statements, Errors: c.errors, ProtocolErrors: c.protoErrs,
 		ConnectFailures: c.connFails, Disconnects: c.disconnect, Terminals: c.connected, Txn: map[string]TxnStats{},
-		Outstanding: uint64(c.outstanding), Lost: c.lost}
+		Outstanding: uint64(c.outstanding), Lost: c.lost, Aborted: c.aborted}
 	for _, n := range c.counts {
 		s.Transactions += n
 	}
@@ -250,6 +255,8 @@ type terminal struct {
 	// resp holds the parse state of the response at the start of rbuf,
 	// kept while it arrives.
 	resp responseParser
+	// aborted says the transaction failed and its ROLLBACK is in flight.
+	aborted bool
 }
 
 // Site is the client's event loop on one instance.
@@ -379,6 +386,7 @@ func (s *Site) send(m hw.Meter, t *terminal) {
 	t.asking = true
 	s.cl.outstanding++
 	t.wbuf = AppendQuery(t.wbuf, []byte(t.stmts[t.next]))
+	m.Charge(appcost.OLTPClientStatement, 1)
 	t.next++
 	s.flush(m, t)
 }
@@ -415,6 +423,7 @@ func (s *Site) receive(m hw.Meter, t *terminal) {
 			return
 		}
 		m.Charge(appcost.ParseByte, int64(n))
+		m.Charge(appcost.OLTPClientResult, 1)
 		off += n
 		s.answered(m, t, r)
 	}
@@ -439,9 +448,20 @@ func (s *Site) answered(m hw.Meter, t *terminal, r Response) {
 	cl.stmtLat.Record(now - t.sentAt)
 	if r.Kind == ResponseError {
 		cl.errors++
+		if !t.aborted {
+			// The transaction is lost: roll back, then go on.
+			t.aborted = true
+			t.stmts = append(t.stmts[:t.next], "ROLLBACK")
+		}
 	}
 	if t.next < len(t.stmts) {
 		s.send(m, t)
+		return
+	}
+	if t.aborted {
+		t.aborted = false
+		cl.aborted++
+		s.begin(m, t)
 		return
 	}
 	cl.counts[t.typ]++

@@ -2,6 +2,7 @@ package oltp_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/savanna-sim/savanna/apps/oltp"
@@ -42,6 +43,9 @@ func FuzzServerInput(f *testing.F) {
 	f.Add(oltp.AppendPacket(nil, 0, []byte{oltp.ComQuit}))
 	f.Add([]byte{0, 0, 0, 0})
 	f.Add([]byte{3, 0, 0, 0, 3, '/', '*'})
+	f.Add(oltp.AppendQuery(nil, []byte("SELECT d_tax FROM bmsql_district WHERE d_w_id = 3 AND d_id = 7 FOR UPDATE")))
+	f.Add(oltp.AppendQuery(nil, []byte("DELETE FROM x WHERE a = 1")))
+	f.Add(oltp.AppendQuery(nil, []byte("UPDATE WHERE =")))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for len(b) > 0 {
 			p, n, err := oltp.ParsePacket(b)
@@ -59,6 +63,9 @@ func FuzzServerInput(f *testing.F) {
 			}
 			if oltp.SelectColumns(cmd.Arg) < 1 {
 				t.Fatalf("fewer than one column")
+			}
+			if table, key, ok := oltp.LockTarget(cmd.Arg, c); ok && (table == "" || !strings.HasPrefix(key, table+":")) {
+				t.Fatalf("lock key %q does not name its table %q", key, table)
 			}
 		}
 	})

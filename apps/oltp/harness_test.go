@@ -27,6 +27,7 @@ type bed struct {
 	bridge   *lstack.Bridge
 	appCores []*sim.Core
 	stack    *sim.Core
+	clients  *sim.Core // the client host's core, the terminals' event loop
 }
 
 type bedConfig struct {
@@ -36,6 +37,10 @@ type bedConfig struct {
 	seed      uint64
 	costs     oltp.QueryCosts
 	maxConns  int
+	innodb    oltp.InnoDBConfig
+	// warehouses and weights are the client's (0 and nil: its defaults).
+	warehouses int
+	weights    *oltp.Weights
 }
 
 // newHost builds a host whose instance runs in mode, on 1024-entry rings
@@ -60,7 +65,7 @@ func newBed(c bedConfig) *bed {
 	_, err := nic.NewLink(eng, "wire", sport, cport, nic.LinkConfig{Latency: 10 * time.Microsecond})
 	Expect(err).NotTo(HaveOccurred())
 
-	b := &bed{eng: eng, stack: score}
+	b := &bed{eng: eng, stack: score, clients: ccore}
 	router := lstack.NewRouter(32)
 	b.bridge, err = lstack.NewBridge(sin, router, score.Wake)
 	Expect(err).NotTo(HaveOccurred())
@@ -75,13 +80,13 @@ func newBed(c bedConfig) *bed {
 	if c.maxConns == 0 {
 		c.maxConns = 1000
 	}
-	b.server, err = oltp.NewServer(oltp.ServerConfig{MaxConnections: c.maxConns, Costs: c.costs}, sched, router, []*lstack.Bridge{b.bridge})
+	b.server, err = oltp.NewServer(oltp.ServerConfig{MaxConnections: c.maxConns, Costs: c.costs, InnoDB: c.innodb}, sched, router, []*lstack.Bridge{b.bridge})
 	Expect(err).NotTo(HaveOccurred())
 
 	next := uint16(20000)
 	ep := oltp.Endpoint{Instance: cin, Remote: tcp.AddrFrom4([4]byte{10, 0, 0, 1}, 3306),
 		Port: func(int) uint16 { next++; return next }}
-	b.client, err = oltp.NewClient(oltp.ClientConfig{Terminals: c.terminals}, []oltp.Endpoint{ep}, eng.RNG("client"))
+	b.client, err = oltp.NewClient(oltp.ClientConfig{Terminals: c.terminals, Warehouses: c.warehouses, Weights: c.weights}, []oltp.Endpoint{ep}, eng.RNG("client"))
 	Expect(err).NotTo(HaveOccurred())
 	ccore.Attach(b.client.Sites()[0])
 	return b

@@ -1,6 +1,7 @@
 package oltp
 
 import (
+	"container/heap"
 	"time"
 
 	"github.com/savanna-sim/savanna/hw"
@@ -44,11 +45,38 @@ type Scheduler struct {
 	runq  []*entry
 	head  int
 	stats SchedStats
+	// sleepers are threads runnable only from a later time (a commit
+	// waiting for its group's fsync): a timed wake-up, kept apart from
+	// the run queue so that one does not hold up the threads behind it.
+	sleepers sleepHeap
+	seq      uint64
 }
 
 type entry struct {
 	t     Task
 	ready time.Duration
+	seq   uint64
+}
+
+// sleepHeap orders sleepers by wake time, then by when they slept, so
+// that same-instant wake-ups join the run queue in a fixed order.
+type sleepHeap []*entry
+
+func (h sleepHeap) Len() int { return len(h) }
+func (h sleepHeap) Less(i, j int) bool {
+	if h[i].ready != h[j].ready {
+		return h[i].ready < h[j].ready
+	}
+	return h[i].seq < h[j].seq
+}
+func (h sleepHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *sleepHeap) Push(x any)   { *h = append(*h, x.(*entry)) }
+func (h *sleepHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return e
 }
 
 // NewScheduler returns a scheduler with no cores yet.
@@ -94,14 +122,43 @@ func (s *Scheduler) Ready(t Task, at time.Duration) {
 	}
 }
 
+// Sleep makes t runnable at until, a time that may be well ahead (the
+// kernel's timed wake-up: futex_wait with a timeout, or the log flush
+// notifier's wake-up at a known instant). Threads made runnable by Ready
+// meanwhile run first. One idle core is asked for a turn at until; a
+// core that finds nothing to run sleeps until the earliest sleeper.
+func (s *Scheduler) Sleep(t Task, until time.Duration) {
+	s.seq++
+	heap.Push(&s.sleepers, &entry{t: t, ready: until, seq: s.seq})
+	for _, c := range s.cpus {
+		if c.idle {
+			c.wake(until)
+			return
+		}
+	}
+}
+
 // pop takes the oldest runnable thread, if it is runnable by now; else
-// it returns the time it will be.
+// it returns the time one will be. Sleepers whose time has come join the
+// run queue's tail first.
 func (s *Scheduler) pop(now time.Duration) (*entry, time.Duration) {
+	for len(s.sleepers) > 0 && s.sleepers[0].ready <= now {
+		e := heap.Pop(&s.sleepers).(*entry)
+		s.runq = append(s.runq, e)
+		s.stats.Wakeups++
+		s.stats.MaxRunQueue = max(s.stats.MaxRunQueue, s.queued())
+	}
 	if s.head == len(s.runq) {
+		if len(s.sleepers) > 0 {
+			return nil, s.sleepers[0].ready
+		}
 		return nil, hw.NoDeadline
 	}
 	e := s.runq[s.head]
 	if e.ready > now {
+		if len(s.sleepers) > 0 {
+			return nil, min(e.ready, s.sleepers[0].ready)
+		}
 		return nil, e.ready
 	}
 	s.runq[s.head] = nil

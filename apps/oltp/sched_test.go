@@ -54,6 +54,24 @@ var _ = Describe("the scheduler", func() {
 		Expect(s.Stats().Runs).To(BeEquivalentTo(2))
 	})
 
+	It("keeps a sleeper out of the run queue until its time, so that it holds up nobody behind it", func() {
+		cpu := s.AddCPU(func(at time.Duration) { woken = append(woken, at) }, 0)
+		a := &task{name: "a", total: time.Microsecond, log: &log}
+		b := &task{name: "b", total: time.Microsecond, log: &log}
+		s.Sleep(a, 50*time.Microsecond)
+		Expect(woken).To(Equal([]time.Duration{50 * time.Microsecond}), "the idle core is asked for a turn at the sleeper's time")
+		s.Ready(b, 0)
+		worked, next := cpu.Poll(m)
+		Expect(worked).To(BeTrue())
+		Expect(log).To(Equal([]string{"b"}), "b runs at once, though a slept first")
+		worked, next = cpu.Poll(m)
+		Expect(worked).To(BeFalse())
+		Expect(next).To(Equal(50*time.Microsecond), "an idle core sleeps until the sleeper's time")
+		m.Idle(50 * time.Microsecond)
+		cpu.Poll(m)
+		Expect(log).To(Equal([]string{"b", "a"}))
+	})
+
 	It("charges a context switch only when the core changes thread", func() {
 		cpu := s.AddCPU(func(time.Duration) {}, 0)
 		a := &task{name: "a", total: time.Microsecond, log: &log}

@@ -1,6 +1,7 @@
 package oltp
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"github.com/savanna-sim/savanna/apps/appcost"
@@ -23,6 +24,9 @@ type ServerConfig struct {
 	MaxConnections int `yaml:"max_connections"`
 	// Costs are the query engine's CPU time per statement class.
 	Costs QueryCosts `yaml:"costs"`
+	// InnoDB are the storage engine's waits: row locks and the commit's
+	// log flush.
+	InnoDB InnoDBConfig `yaml:"innodb"`
 }
 
 // Validate checks the configuration; errors name the key.
@@ -32,6 +36,9 @@ func (c *ServerConfig) Validate() error {
 		return fmt.Errorf("backlog: %d is outside 1..65535", c.Backlog)
 	case c.MaxConnections < 0 || c.MaxConnections > 100000:
 		return fmt.Errorf("max_connections: %d is outside 1..100000", c.MaxConnections)
+	}
+	if err := c.InnoDB.Validate(); err != nil {
+		return err
 	}
 	return c.Costs.Validate()
 }
@@ -47,6 +54,7 @@ func (c ServerConfig) withDefaults() ServerConfig {
 		c.MaxConnections = 151
 	}
 	c.Costs = c.Costs.withDefaults()
+	c.InnoDB = c.InnoDB.withDefaults()
 	return c
 }
 
@@ -71,6 +79,8 @@ type ServerStats struct {
 	SendRetries uint64 `json:"send_retries"`
 	// QueryCPUUS is the query engine's CPU time, in microseconds.
 	QueryCPUUS float64 `json:"query_cpu_us"`
+	// InnoDB are the row lock and group commit counters.
+	InnoDB InnoDBStats `json:"innodb"`
 }
 
 // Server is mysqld in Gazelle's asymmetric model: a thread per connection
@@ -86,6 +96,8 @@ type Server struct {
 	stats   ServerStats
 	byClass [numClasses]uint64
 	since   time.Duration
+	locks   *lockTable
+	log     groupCommit
 }
 
 // NewServer returns a server whose threads run on sched's cores, over the
@@ -102,7 +114,8 @@ func NewServer(cfg ServerConfig, sched *Scheduler, router *lstack.Router, bridge
 		return nil, errors.New("oltp: the server's scheduler has no cores")
 	}
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, sched: sched, router: router, threads: map[int]*thread{}}
+	s := &Server{cfg: cfg, sched: sched, router: router, threads: map[int]*thread{},
+		locks: newLockTable(), log: groupCommit{dur: cfg.InnoDB.flushTime()}}
 	for i, b := range bridges {
 		if err := b.Listen(cfg.Port, cfg.Backlog, s.accept); err != nil {
 			return nil, fmt.Errorf("oltp: instance %d: %w", i, err)
@@ -120,6 +133,8 @@ func (s *Server) ResetStats(now time.Duration) {
 	s.byClass = [numClasses]uint64{}
 	s.since = now
 	s.sched.ResetStats()
+	s.locks.stats = InnoDBStats{}
+	s.log.resetStats()
 }
 
 // Stats returns the counters, with QPS over the window ending at now.
@@ -132,6 +147,12 @@ func (s *Server) Stats(now time.Duration) ServerStats {
 	}
 	if w := now - s.since; w > 0 {
 		st.QPS = float64(st.Queries) / w.Seconds()
+	}
+	st.InnoDB = s.locks.Stats()
+	st.InnoDB.LogFlushes, st.InnoDB.GroupCommits = s.log.flushes, s.log.commits
+	st.InnoDB.GroupMax, st.InnoDB.CommitWaitUS = s.log.max, s.log.waitUS
+	if s.log.flushes > 0 {
+		st.InnoDB.GroupMean = float64(s.log.commits) / float64(s.log.flushes)
 	}
 	return st
 }
@@ -148,6 +169,7 @@ func (s *Server) Scheduler() *Scheduler { return s.sched }
 func (s *Server) accept(fd int, sock *lstack.Socket) {
 	s.stats.Connections++
 	t := &thread{srv: s, sock: sock, fd: fd}
+	t.trx.th = t
 	t.wakeFn = t.wake
 	if len(s.threads) >= s.cfg.MaxConnections {
 		// MySQL sends ER_CON_COUNT_ERROR in place of the handshake.
@@ -176,10 +198,43 @@ type thread struct {
 	// growth, for the specs that check a large statement costs linear
 	// work whatever pieces it comes in.
 	work uint64
+	// trx is the connection's transaction; act what the statement just
+	// executed still waits for once its CPU time is paid (a row lock, the
+	// commit's flush); lockTable and lockKey the row it wants; heldFrom
+	// where its result starts in out (seq its sequence number), replaced
+	// by an error if it is rolled back; more says whole statements wait in the input behind it.
+	trx       trx
+	act       action
+	lockTable string
+	lockKey   string
+	heldFrom  int
+	seq       uint8
+	more      bool
+	// gotLock and flushed say the wait is over, so that a thread run
+	// for another reason while it waits goes on waiting.
+	gotLock bool
+	flushed time.Duration
 }
+
+// action is what a statement waits for after its CPU time.
+type action uint8
+
+const (
+	actNone      action = iota
+	actLock             // ask for the row lock
+	actLockWait         // queued for it; grant wakes the thread
+	actCommit           // release the locks and join a flush group
+	actFlushWait        // asleep until the group's flush ends
+)
 
 // wake makes the thread runnable at at (called on the stack thread).
 func (t *thread) wake(at time.Duration) { t.srv.sched.Ready(t, at) }
+
+// granted is the lock table handing the thread the row it waited for.
+func (t *thread) granted(at time.Duration) {
+	t.gotLock = true
+	t.srv.sched.Ready(t, at)
+}
 
 // readChunk is the room given each read.
 const readChunk = 16 << 10
@@ -192,8 +247,11 @@ func (t *thread) Run(m hw.Meter, slice time.Duration) bool {
 	if t.done {
 		return false
 	}
-	if t.owed > 0 {
-		return t.pay(m, slice) || t.finish(m)
+	if t.owed > 0 || t.act != actNone {
+		if t.owed > 0 && t.pay(m, slice) {
+			return true
+		}
+		return t.settle(m) && t.finish(m)
 	}
 	if t.refuse {
 		// The model's client sends its first statement without waiting
@@ -229,7 +287,63 @@ func (t *thread) Run(m hw.Meter, slice time.Duration) bool {
 	if t.owed > 0 && t.pay(m, slice) {
 		return true
 	}
-	return t.finish(m)
+	return t.settle(m) && t.finish(m)
+}
+
+// settle does what the statement just executed waits for once its CPU
+// time is paid: true when the thread goes on, false when it sleeps (a
+// row lock's grant or the end of its group's flush wakes it).
+func (t *thread) settle(m hw.Meter) bool {
+	s := t.srv
+	switch t.act {
+	case actLock:
+		ok, dead := s.locks.acquire(&t.trx, t.lockTable, t.lockKey, m.Now())
+		switch {
+		case dead:
+			// InnoDB rolls the whole transaction back and answers
+			// ER_LOCK_DEADLOCK (1213, SQLSTATE 40001).
+			t.out = AppendError(t.out[:t.heldFrom], t.seq, 1213, "40001", "Deadlock found when trying to get lock; try restarting transaction")
+			t.endTrx(m.Now())
+		case !ok:
+			t.act, t.gotLock = actLockWait, false
+			return false
+		}
+		t.act = actNone
+	case actLockWait:
+		if !t.gotLock {
+			return false
+		}
+		t.act = actNone
+	case actCommit:
+		now := m.Now()
+		if !s.cfg.InnoDB.LogBin {
+			// Without the binary log, trx_commit_in_memory
+			// (trx0trx.cc) releases the locks, then waits for the
+			// log flush (trx_flush_log_if_needed).
+			s.locks.release(&t.trx, now)
+		}
+		if done := s.log.join(now); done > now {
+			t.act, t.flushed = actFlushWait, done
+			s.sched.Sleep(t, done)
+			return false
+		}
+		t.endTrx(now)
+		t.act = actNone
+	case actFlushWait:
+		if m.Now() < t.flushed {
+			return false
+		}
+		t.endTrx(m.Now())
+		t.act = actNone
+	}
+	return true
+}
+
+// endTrx ends the transaction: with the binary log on, locks are
+// released in ordered commit's commit stage, after both fsyncs.
+func (t *thread) endTrx(now time.Duration) {
+	t.srv.locks.release(&t.trx, now)
+	t.trx.wrote = false
 }
 
 // room returns the free room after the input, at least readChunk bytes.
@@ -268,6 +382,13 @@ func (t *thread) finish(m hw.Meter) bool {
 	}
 	if t.eof {
 		t.close(m)
+		return false
+	}
+	if t.more {
+		// Statements wait in the input behind the one that waited:
+		// run them now.
+		t.more = false
+		t.srv.sched.Ready(t, m.Now())
 		return false
 	}
 	if !t.sock.Wait(m, t.wakeFn) {
@@ -312,6 +433,12 @@ func (t *thread) execute(m hw.Meter) bool {
 			t.out = AppendOK(t.out, p.Seq()+1, 0, 0, statusAutocommit)
 		case ComQuery:
 			t.query(m, p.Seq()+1, cmd.Arg)
+			if t.act != actNone {
+				// The statement waits (a lock, a flush) before the
+				// next runs, as a connection's statements run in turn.
+				t.more = off < len(t.in)
+				return true
+			}
 		default:
 			t.srv.stats.Unsupported++
 			t.out = AppendError(t.out, p.Seq()+1, 1047, "08S01", "Unknown command")
@@ -325,6 +452,24 @@ func (t *thread) execute(m hw.Meter) bool {
 // change): the model is of where the CPU goes, not of a database.
 func (t *thread) query(m hw.Meter, seq uint8, sql []byte) {
 	c := Classify(sql)
+	t.heldFrom, t.seq = len(t.out), seq
+	if t.srv.cfg.InnoDB.RowLocks != nil && *t.srv.cfg.InnoDB.RowLocks {
+		if table, key, ok := LockTarget(sql, c); ok {
+			t.act, t.lockTable, t.lockKey = actLock, table, key
+		}
+	}
+	switch c {
+	case ClassUpdate, ClassInsert, ClassDelete:
+		t.trx.wrote = true
+	case ClassCommit:
+		if bytes.HasPrefix(bytes.ToUpper(bytes.TrimSpace(sql)), []byte("ROLLBACK")) || !t.trx.wrote {
+			// Nothing to make durable: a read-only transaction writes
+			// no redo, and a rollback waits for no flush.
+			t.endTrx(m.Now())
+		} else {
+			t.act = actCommit
+		}
+	}
 	m.Charge(appcost.ParseByte, int64(len(sql)))
 	d := t.srv.cfg.Costs.Of(c)
 	t.owed += d
@@ -375,6 +520,8 @@ func (t *thread) flush(m hw.Meter) bool {
 
 func (t *thread) close(m hw.Meter) {
 	t.done = true
+	// A connection that ends rolls its transaction back.
+	t.endTrx(m.Now())
 	t.sock.Close(m)
 	delete(t.srv.threads, t.fd)
 }

@@ -109,8 +109,9 @@ type serverRun struct {
 // serve feeds b to a new thread in pieces ending at ends, as Run does
 // with its reads, and executes what has arrived after each.
 func serve(b []byte, ends []int) serverRun {
-	srv := &Server{cfg: ServerConfig{}.withDefaults(), threads: map[int]*thread{}}
+	srv := &Server{cfg: ServerConfig{}.withDefaults(), threads: map[int]*thread{}, locks: newLockTable()}
 	t := &thread{srv: srv}
+	t.trx.th = t
 	m := &hw.CountingMeter{}
 	alive, from := true, 0
 	for _, end := range ends {
@@ -119,7 +120,22 @@ func serve(b []byte, ends []int) serverRun {
 			t.in = t.in[:len(t.in)+n]
 			from += n
 		}
-		if alive = t.execute(m); !alive {
+		// A statement that waits (a row lock, a commit) stops the
+		// input there; alone, it never waits long: settle it and go on
+		// with the rest, as Run does.
+		for {
+			if alive = t.execute(m); !alive {
+				break
+			}
+			if t.act != actNone {
+				t.settle(m)
+			}
+			if !t.more {
+				break
+			}
+			t.more = false
+		}
+		if !alive {
 			break
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/savanna-sim/savanna/apps/appcost"
 	"github.com/savanna-sim/savanna/apps/latency"
 	"github.com/savanna-sim/savanna/apps/resp"
 	"github.com/savanna-sim/savanna/hw"
@@ -27,6 +28,11 @@ type BenchConfig struct {
 	DataSize int `yaml:"data_size"`
 	// Pipeline is the requests in flight per connection (-P), default 1.
 	Pipeline int `yaml:"pipeline"`
+	// Threads is the event-loop threads (--threads, since Redis 6.0),
+	// default 1: redis-benchmark's one ae loop serves every client
+	// (redis-benchmark.c), so one core pays all its work. Several
+	// threads are not modelled yet and are refused.
+	Threads int `yaml:"threads"`
 }
 
 // Validate checks the configuration; errors name the key.
@@ -40,6 +46,8 @@ func (c *BenchConfig) Validate() error {
 		return fmt.Errorf("data_size: %d is outside 0..1048576", c.DataSize)
 	case c.Pipeline < 0 || c.Pipeline > 1024:
 		return fmt.Errorf("pipeline: %d is outside 1..1024", c.Pipeline)
+	case c.Threads < 0 || c.Threads > 1:
+		return fmt.Errorf("threads: %d; only redis-benchmark's default, one thread, is modelled", c.Threads)
 	}
 	for i, cmd := range c.Commands {
 		switch strings.ToUpper(cmd) {
@@ -119,17 +127,16 @@ type BenchStats struct {
 	Finished  bool `json:"finished"`
 }
 
-// Benchmark is a redis-benchmark on one stack instance.
+// Benchmark is a redis-benchmark: its one ae thread as an event loop on
+// a stack instance's lcore (NewBenchmark) or on a core of its own
+// (NewThreadBenchmark).
 type Benchmark struct {
-	cfg    BenchConfig
-	in     *lstack.Instance
-	set    *lstack.EventSet
-	remote tcp.Addr
-	port   func(i int) uint16
+	cfg BenchConfig
+	net benchNet
 
 	clients []*benchClient
 	dead    int // clients failed this turn, still in clients
-	events  []tcp.Event
+	events  []benchEvent
 	value   []byte
 
 	// opened counts connections started; connecting those not yet
@@ -166,7 +173,10 @@ type commandState struct {
 }
 
 type benchClient struct {
+	// c is the connection of a generator on the stack's lcore, s the
+	// socket of one on a thread of its own.
 	c      *tcp.Conn
+	s      *lstack.Socket
 	open   bool
 	closed bool
 	// inflight are the requests sent and not answered, oldest first,
@@ -192,13 +202,35 @@ func NewBenchmark(cfg BenchConfig, in *lstack.Instance, remote tcp.Addr, port fu
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	return newBenchmark(cfg, &lcoreNet{in: in, set: in.NewEventSet(), remote: remote, port: port}), nil
+}
+
+// NewThreadBenchmark returns a generator whose thread runs on a core of
+// its own, off the stack's lcores (on a kernel host, off the CPUs that
+// take the NIC's interrupts), against remote: its connections cross to
+// the stack threads through net's bridges, as redis-server's thread's
+// do (ThreadServer). Attach it to its core; net.Wake is that core's
+// doorbell.
+func NewThreadBenchmark(cfg BenchConfig, net ThreadNet, remote tcp.Addr) (*Benchmark, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(net.Bridges) == 0 || net.Wake == nil {
+		return nil, errors.New("redis-benchmark: a thread of its own needs at least one bridge and its core's doorbell")
+	}
+	ep := lstack.NewEpoll(net.Bridges[0].Instance())
+	return newBenchmark(cfg, &threadNet{cfg: net, remote: remote, ep: ep,
+		socks: map[*lstack.Socket]*benchClient{}, buf: make([]byte, readLen)}), nil
+}
+
+func newBenchmark(cfg BenchConfig, n benchNet) *Benchmark {
 	cfg = cfg.withDefaults()
-	b := &Benchmark{cfg: cfg, in: in, set: in.NewEventSet(), remote: remote, port: port,
+	b := &Benchmark{cfg: cfg, net: n,
 		value: []byte(strings.Repeat("x", cfg.DataSize)), all: latency.New()}
 	for range cfg.Commands {
 		b.cmds = append(b.cmds, commandState{lat: latency.New()})
 	}
-	return b, nil
+	return b
 }
 
 // Latency returns the recorder of the latency of every request sent in
@@ -281,18 +313,18 @@ func (b *Benchmark) Poll(m hw.Meter) (bool, time.Duration) {
 		b.startPhase(m)
 		worked = true
 	}
-	b.events = b.set.Events(b.events[:0])
+	b.events = b.net.ready(m, b.events[:0])
 	for _, ev := range b.events {
-		bc := ev.Data.(*benchClient)
+		bc := ev.bc
 		if bc.closed {
 			continue
 		}
 		worked = true
-		if ev.Mask&tcp.EventError != 0 {
+		if ev.failed {
 			b.fail(m, bc)
 			continue
 		}
-		if !bc.open && ev.Conn.Connected() {
+		if !bc.open && b.net.connected(bc) {
 			bc.open = true
 			b.connecting--
 			b.connect(m)
@@ -306,13 +338,13 @@ func (b *Benchmark) Poll(m hw.Meter) (bool, time.Duration) {
 				b.send(m, bc)
 			}
 		}
-		if ev.Mask&(tcp.EventReadable|tcp.EventHangup) != 0 {
+		if ev.readable {
 			b.receive(m, bc)
 			if bc.closed {
 				continue
 			}
 		}
-		if ev.Mask&tcp.EventWritable != 0 && !bc.closed {
+		if ev.writable && !bc.closed {
 			b.flush(m, bc)
 		}
 	}
@@ -320,7 +352,7 @@ func (b *Benchmark) Poll(m hw.Meter) (bool, time.Duration) {
 		b.clients = slices.DeleteFunc(b.clients, func(bc *benchClient) bool { return bc.closed })
 		b.dead = 0
 	}
-	b.set.Wait(m, worked)
+	b.net.done(m, worked)
 	return worked, hw.NoDeadline
 }
 
@@ -334,19 +366,13 @@ const maxConnecting = 64
 // connect starts connections until maxConnecting are in flight.
 func (b *Benchmark) connect(m hw.Meter) {
 	for b.opened < b.cfg.Clients && b.connecting < maxConnecting {
-		var lp uint16
-		if b.port != nil {
-			lp = b.port(b.opened)
-		}
+		i := b.opened
 		b.opened++
 		bc := &benchClient{}
-		c, err := b.set.Connect(m, lp, b.remote, bc)
-		if err != nil {
+		if err := b.net.connect(m, i, bc); err != nil {
 			b.connFails++
 			continue
 		}
-		c.SetNoDelay(true) // redis-benchmark's hiredis sets TCP_NODELAY
-		bc.c = c
 		b.clients = append(b.clients, bc)
 		b.connecting++
 	}
@@ -375,7 +401,7 @@ func (b *Benchmark) fail(m hw.Meter, bc *benchClient) {
 	}
 	bc.inflight, bc.head = nil, 0
 	b.dead++ // taken out of clients after the turn's events
-	_ = b.in.Close(m, bc.c)
+	b.net.close(m, bc)
 	b.connect(m)
 	if b.phase < len(b.cmds) && b.cmds[b.phase].running {
 		for _, other := range b.clients {
@@ -417,6 +443,7 @@ func (b *Benchmark) send(m hw.Meter, bc *benchClient) {
 	sent := false
 	for len(bc.inflight)-bc.head < b.cfg.Pipeline && b.sent < b.cfg.Requests {
 		bc.wbuf = b.command(bc.wbuf, b.cfg.Commands[b.phase])
+		m.Charge(CostBenchRequest, 1)
 		bc.inflight = append(bc.inflight, request{at: now, cmd: b.phase, epoch: b.epoch})
 		b.sent++
 		b.inFlight++
@@ -424,9 +451,19 @@ func (b *Benchmark) send(m hw.Meter, bc *benchClient) {
 		sent = true
 	}
 	if sent {
+		// redis-benchmark.c switches the socket to writable for the
+		// batch (resetClient: delete writable, delete readable, create
+		// writable) and back to readable once it is written
+		// (writeHandler: delete writable, create readable); ae.c's
+		// aeCreateFileEvent and aeDeleteFileEvent are an epoll_ctl each.
+		b.net.control(m, benchEpollCtls)
 		b.flush(m, bc)
 	}
 }
+
+// benchEpollCtls is the epoll_ctl calls redis-benchmark makes per
+// pipeline of requests (see send).
+const benchEpollCtls = 5
 
 func (b *Benchmark) command(dst []byte, name string) []byte {
 	switch name {
@@ -441,7 +478,7 @@ func (b *Benchmark) command(dst []byte, name string) []byte {
 }
 
 func (b *Benchmark) flush(m hw.Meter, bc *benchClient) {
-	rest, err := b.in.WriteAvailable(m, bc.c, bc.wbuf)
+	rest, err := b.net.write(m, bc, bc.wbuf)
 	switch {
 	case err != nil:
 		b.fail(m, bc)
@@ -454,7 +491,7 @@ func (b *Benchmark) flush(m hw.Meter, bc *benchClient) {
 
 func (b *Benchmark) receive(m hw.Meter, bc *benchClient) {
 	var err error
-	if bc.rbuf, _, err = b.in.ReadAvailable(m, bc.c, bc.rbuf); err != nil {
+	if bc.rbuf, err = b.net.read(m, bc, bc.rbuf); err != nil {
 		b.fail(m, bc)
 		return
 	}
@@ -474,6 +511,10 @@ func (b *Benchmark) receive(m hw.Meter, bc *benchClient) {
 			b.errors++
 		}
 		off += n
+		// hiredis's reader scans the reply and builds a reply object
+		// that readHandler records and frees (redis-benchmark.c).
+		m.Charge(appcost.ParseByte, int64(n))
+		m.Charge(CostBenchReply, 1)
 		r := bc.inflight[bc.head]
 		bc.head++
 		b.inFlight--

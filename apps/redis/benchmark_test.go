@@ -6,8 +6,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/savanna-sim/savanna/apps/appcost"
 	"github.com/savanna-sim/savanna/apps/redis"
 	"github.com/savanna-sim/savanna/sim/nic"
+	"github.com/savanna-sim/savanna/stack/lstack"
 )
 
 // benchBed is a server and a redis-benchmark against it.
@@ -137,6 +139,11 @@ var _ = Describe("Benchmark", func() {
 		Expect(end).To(BeNumerically(">", begin))
 	})
 
+	It("takes redis-benchmark's one thread and refuses more, naming the key", func() {
+		Expect((&redis.BenchConfig{Threads: 1}).Validate()).To(Succeed())
+		Expect((&redis.BenchConfig{Threads: 4}).Validate()).To(MatchError(ContainSubstring("threads: 4")))
+	})
+
 	It("refuses a command listed twice, and leaves the caller's list alone", func() {
 		cfg := redis.BenchConfig{Commands: []string{"set", "SET"}}
 		Expect(cfg.Validate()).To(MatchError(ContainSubstring("commands[1]")))
@@ -145,5 +152,23 @@ var _ = Describe("Benchmark", func() {
 		_, err := redis.NewBenchmark(cfg, b.client.in, b.remote, nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cfg.Commands).To(Equal([]string{"set", "get"}))
+	})
+})
+
+var _ = Describe("Benchmark's own work", func() {
+	It("charges each request and reply on the client's core, as redis-benchmark spends it", func() {
+		b := newBenchBed(1, nic.LinkConfig{}, redis.BenchConfig{Clients: 2, Requests: 100, Commands: []string{"PING"}})
+		b.eng.RunUntil(100 * time.Millisecond)
+		Expect(b.bench.Stats(b.eng.Now()).Finished).To(BeTrue())
+		ops := b.client.core.Stats().Ops
+		Expect(ops[redis.CostBenchRequest]).To(BeEquivalentTo(100))
+		Expect(ops[redis.CostBenchReply]).To(BeEquivalentTo(100))
+		Expect(ops[appcost.ParseByte]).To(BeEquivalentTo(100 * len("+PONG\r\n")))
+		// Per request: five epoll_ctl (resetClient and writeHandler), a
+		// write and at least one read, each a socket call.
+		Expect(ops[lstack.CostSocketCall]).To(BeNumerically(">=", 7*100))
+		// Every event the loop was handed is priced with its wait.
+		Expect(ops[lstack.CostEpollEvent]).To(BeNumerically(">=", 100))
+		Expect(ops[redis.CostCommand]).To(BeZero(), "the server's work is the server core's")
 	})
 })

@@ -1,11 +1,27 @@
-// Package redis holds the two programs of Gazelle's Redis experiment as
-// event loops on a stack instance's lcore (Gazelle's IO-multiplexing
-// model): a RESP key-value Server and a load generator in the shape of
-// redis-benchmark. They make their socket calls through the instance
+// Package redis holds the two programs of Gazelle's Redis experiment: a
+// RESP key-value server and a load generator in the shape of
+// redis-benchmark. They make their socket calls through the stack
 // (stack/lstack), which charges them as Savanna's user-space stack or as
 // the kernel's, so one scenario can compare the two as the article does.
-// Each has an event set of its own (lstack.EventSet), so they share an
-// instance with other applications.
+//
+// ThreadServer is Redis as it runs: one event-loop thread (Redis 6's main
+// thread) on a core of its own, serving every connection of the host
+// through the stack lcores' bridges and one epoll (lstack.Epoll), in the
+// shape of ae.c's aeProcessEvents and networking.c's read and write
+// handlers. Server is the same RESP service as an event loop on a stack
+// instance's lcore (Gazelle's IO-multiplexing model), one per instance,
+// for specs and programs that want it there. Benchmark is
+// redis-benchmark's one ae thread, either as an event loop on its
+// instance's lcore (NewBenchmark), with an event set of its own
+// (lstack.EventSet) so that it shares an instance with other
+// applications, or on a core of its own (NewThreadBenchmark), its
+// connections opened through the stack lcores' bridges
+// (lstack.Bridge.Connect) and waited on with one epoll, as a Linux
+// client's thread runs off the CPUs that take the NIC's interrupts.
+//
+// Each command is charged its dispatch (CostCommand), its bytes scanned
+// and its own procedure (CostCmdSet, CostCmdGet, …): SET and GET cost a
+// server differently, as in Redis.
 //
 // # The benchmark's figures
 //

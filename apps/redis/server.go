@@ -113,26 +113,37 @@ func (s *Server) serve(m hw.Meter, sc *serverConn, mask tcp.EventMask) {
 
 // execute runs every complete command received, appending replies.
 func (s *Server) execute(m hw.Meter, sc *serverConn) {
+	sc.in, sc.out, s.args = runCommands(m, s.store, &s.stats, sc.in, sc.out, s.args)
+}
+
+// runCommands runs every complete command in in against store, appending
+// the replies to out, and returns what is left of in (an incomplete
+// command, or nothing after a protocol error), out and the argument
+// slice for reuse. Each command is charged its dispatch, its bytes
+// scanned and its own procedure (CostOps): Redis's processInputBuffer
+// parses the buffer, processCommand and call() run the command's proc.
+func runCommands(m hw.Meter, store *resp.Store, st *ServerStats, in, out []byte, args [][]byte) ([]byte, []byte, [][]byte) {
 	off := 0
-	for off < len(sc.in) {
-		args, n, err := resp.ParseCommand(sc.in[off:], s.args)
-		s.args = args
+	for off < len(in) {
+		a, n, err := resp.ParseCommand(in[off:], args)
+		args = a
 		if errors.Is(err, resp.ErrIncomplete) {
 			break
 		}
 		if err != nil {
-			s.stats.ProtocolErrors++
-			sc.out = resp.AppendError(sc.out, "ERR "+err.Error())
-			sc.in = sc.in[:0]
-			return
+			st.ProtocolErrors++
+			out = resp.AppendError(out, "ERR "+err.Error())
+			return in[:0], out, args
 		}
 		off += n
 		m.Charge(CostCommand, 1)
 		m.Charge(appcost.ParseByte, int64(n))
-		sc.out = s.store.Execute(sc.out, args)
-		s.stats.Commands++
+		name, _ := resp.CommandName(args)
+		m.Charge(commandOp(name), 1)
+		out = store.Execute(out, args)
+		st.Commands++
 	}
-	sc.in = append(sc.in[:0], sc.in[off:]...)
+	return append(in[:0], in[off:]...), out, args
 }
 
 func (s *Server) flush(m hw.Meter, sc *serverConn) {

@@ -273,3 +273,13 @@ func printable(b []byte, max int) string {
 	}
 	return string(out)
 }
+
+// CommandName returns the upper-case name of the command args[0] names,
+// without allocating, and false when Execute does not know it (or args
+// is empty): a server prices each command by its name.
+func CommandName(args [][]byte) (string, bool) {
+	if len(args) == 0 {
+		return "", false
+	}
+	return canonical(args[0])
+}

@@ -49,7 +49,7 @@ var _ = Describe("simrun calibrate", func() {
 		Expect(code).To(Equal(0), stderr)
 		m, err := cost.For(costops.Table()).Load(out)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(m.Name).To(HaveSuffix("-noisy"))
+		Expect(m.Name()).To(HaveSuffix("-noisy"))
 		Expect(stdout).To(ContainSubstring("NOISY: busy machine, written with --force"))
 		Expect(stdout).To(MatchRegexp(`syscall\s+90\s+ns\s+0\.0%\s+getppid  noisy`))
 		Expect(stdout).To(ContainSubstring("Wrote " + out))
@@ -90,7 +90,7 @@ var _ = Describe("simrun calibrate", func() {
 		for op := range def {
 			Expect(string(data)).To(ContainSubstring("\n  "+op+": {"), op)
 		}
-		Expect(m.Name).To(HavePrefix("calibrated-"))
+		Expect(m.Name()).To(HavePrefix("calibrated-"))
 		Expect(stdout.String()).To(MatchRegexp(`\nsyscall\s+\S+\s+ns`))
 		Expect(stdout.String()).To(MatchRegexp(`\nstack_tcp_rx\s+\S+\s+ns`))
 

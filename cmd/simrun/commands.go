@@ -19,6 +19,7 @@ import (
 	"github.com/savanna-sim/savanna/rig/report"
 	"github.com/savanna-sim/savanna/rig/scenario"
 	"github.com/savanna-sim/savanna/scenarios"
+	"github.com/savanna-sim/savanna/sim/cost"
 	"github.com/savanna-sim/savanna/sim/numa"
 )
 
@@ -382,6 +383,14 @@ func cmdList(args []string, stdout, stderr io.Writer) int {
 	for _, name := range numa.PresetNames() {
 		d, _ := numa.PresetDescription(name)
 		fmt.Fprintf(stdout, "  %-24s %s\n", name, d)
+	}
+	fmt.Fprintln(stdout, "\nCost models (a host's cost: {model: NAME}; docs/cost-model.md):")
+	for _, m := range cost.Models() {
+		frozen := ""
+		if m.Frozen {
+			frozen = ", frozen"
+		}
+		fmt.Fprintf(stdout, "  %-24s %s (%s%s)\n", m.Key, firstLine(m.Description), m.Name, frozen)
 	}
 	return 0
 }

@@ -38,7 +38,7 @@ Usage:
   simrun validate FILE|NAME
   simrun list
   simrun topo [PRESET|host] [--json]
-  simrun reproduce [--out FILE]
+  simrun reproduce [--out FILE] [--sensitivity] [-j K] [FILE|NAME...]
   simrun serve --tap NAME --ip CIDR --app kv|echo --port N [--cores K] [--mac M]
   simrun serve --backend dpdk --eal "ARGS" --ip CIDR --app kv|echo --port N [--cores K]
                [--metrics ADDR] [--qat SOCKET] [--ctl PATH|none] [--log-level LEVEL]

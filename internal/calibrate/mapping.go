@@ -59,7 +59,8 @@ func Map(r *Result, def map[string]cost.Entry, order []string) []Price {
 		if reason == "" {
 			reason = unmeasuredReason(op)
 		}
-		prices = append(prices, Price{Op: op, Entry: cost.Entry{Value: d.Value, Unit: d.Unit,
+		prices = append(prices, Price{Op: op, Entry: cost.Entry{Value: d.Value, Unit: d.Unit, Uncertainty: d.Uncertainty,
+			Spread: d.Spread, SpreadSource: d.SpreadSource,
 			Source: "not measured on this machine: default price kept (" + reason + "); default's source: " + d.Source}})
 	}
 	return prices
@@ -111,9 +112,34 @@ func (p *pricer) get(ops []string, names ...string) []*Measurement {
 	return ms
 }
 
+// minUncertainty is the least uncertainty a measured price is written
+// with: five runs that agree to the nanosecond still measure a benchmark,
+// not the simulated path.
+const minUncertainty = 0.02
+
+// propagated is the relative uncertainty of a figure derived from the
+// measurements by sums and differences: each measurement's min-max
+// spread times its median is its absolute uncertainty, and those add
+// (worst case, so a difference of two close figures is as uncertain as
+// it really is), over the figure.
+func propagated(ns float64, from ...*Measurement) float64 {
+	var abs float64
+	for _, m := range from {
+		abs += m.Summary.Spread() * math.Abs(m.Summary.Median)
+	}
+	return abs / math.Abs(ns)
+}
+
 // set prices op at ns from the measurements, unless op is not in the
-// model or ns is not positive (then the default stays, saying why).
+// model or ns is not positive (then the default stays, saying why). Its
+// uncertainty is propagated from the measurements' spreads.
 func (p *pricer) set(op string, ns float64, method string, from ...*Measurement) {
+	p.setU(op, ns, propagated(ns, from...), method, from...)
+}
+
+// setU is set with the uncertainty u worked out by the caller (a fit's
+// slope is not a sum of its points).
+func (p *pricer) setU(op string, ns, u float64, method string, from ...*Measurement) {
 	if _, ok := p.def[op]; !ok {
 		return
 	}
@@ -133,7 +159,11 @@ func (p *pricer) set(op string, ns float64, method string, from ...*Measurement)
 	if pr.Noisy {
 		src = fmt.Sprintf("NOISY (largest spread %.1f%%, limit %.0f%%%s): %s", 100*pr.Spread, 100*p.rule.MaxSpread, map[bool]string{true: "; machine busy, written with --force", false: ""}[p.r.Forced()], src)
 	}
-	pr.Entry = cost.Entry{Value: roundSig(ns, 4), Unit: "ns", Source: src}
+	if math.IsNaN(u) || math.IsInf(u, 0) {
+		u = 1
+	}
+	pr.Entry = cost.Entry{Value: roundSig(ns, 4), Unit: "ns", Source: src,
+		Uncertainty: roundSig(min(1, max(minUncertainty, u)), 2)}
 	p.out[op] = pr
 }
 
@@ -167,8 +197,17 @@ func (p *pricer) syscalls() {
 	fit := fmt.Sprintf("least-squares fit of the medians at 0, 1, 16 and 64 ready fds: %s ns per call + %s ns per ready event (R² %.3f)",
 		num(line.Intercept), num(line.Slope), line.R2)
 	if event != "" {
-		p.set("epoll_wait_kernel", line.Intercept-sys, fit+"; per call, minus the null system call (charged as syscall)", ms...)
-		p.set(event, line.Slope, fit+"; per ready event", ms...)
+		// The intercept is pinned by the 0- and 1-ready points, the slope
+		// by the 64-ready point against the 0-ready one: their spreads
+		// bound each.
+		n := len(EpollPoints())
+		lo, hi := ms[0], ms[n-1]
+		abs := func(m *Measurement) float64 { return m.Summary.Spread() * math.Abs(m.Summary.Median) }
+		call := line.Intercept - sys
+		p.setU("epoll_wait_kernel", call, (abs(lo)+abs(ms[len(ms)-1]))/math.Abs(call),
+			fit+"; per call, minus the null system call (charged as syscall)", ms...)
+		span := float64(EpollPoints()[n-1] - EpollPoints()[0])
+		p.setU(event, line.Slope, (abs(lo)+abs(hi))/span/math.Abs(line.Slope), fit+"; per ready event", ms...)
 		return
 	}
 	p.set("epoll_wait_kernel", line.Intercept+line.Slope-sys,

@@ -73,7 +73,7 @@ var _ = Describe("the cost file", func() {
 		prices, data := written(synthetic())
 		m, err := cost.For(costops.Table()).Parse("calibrated.yaml", data)
 		Expect(err).NotTo(HaveOccurred(), string(data))
-		Expect(m.Name).To(Equal("calibrated-test-cpu-9000-2026-01-02"))
+		Expect(m.Name()).To(Equal("calibrated-test-cpu-9000-2026-01-02"))
 		def, order, err := calibrate.DefaultModel()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(prices).To(HaveLen(len(def)))
@@ -115,10 +115,34 @@ var _ = Describe("the cost file", func() {
 		Expect(price(prices, "syscall_futex").Entry.Value).To(Equal(80.0))    // 180 - 100
 		Expect(price(prices, "context_switch").Entry.Value).To(Equal(1140.0)) // 1500 - 2 × 180
 		Expect(price(prices, "wakeup").Entry.Value).To(Equal(800.0))          // 2300 - 1500
-		// The epoll points lie on 250 + 70 × ready: one ready event, less
-		// the null system call.
-		Expect(price(prices, "epoll_wait_kernel").Entry.Value).To(BeNumerically("~", 220, 1e-9))
+		// The epoll points lie on 250 + 70 × ready: per call the
+		// intercept less the null system call, per ready event the slope,
+		// each its own op.
+		Expect(price(prices, "epoll_wait_kernel").Entry.Value).To(BeNumerically("~", 150, 1e-9))
 		Expect(price(prices, "epoll_wait_kernel").Entry.Source).To(ContainSubstring("250 ns per call + 70 ns per ready event"))
+		Expect(price(prices, "epoll_wait_event").Entry.Value).To(BeNumerically("~", 70, 1e-9))
+		Expect(price(prices, "epoll_wait_event").Measured).To(BeTrue())
+		Expect(price(prices, "epoll_wait_event").Entry.Source).To(ContainSubstring("per ready event"))
+	})
+
+	It("writes each measured price's uncertainty from the runs' spread, propagated through the differences", func() {
+		r := synthetic()
+		for _, m := range r.Measurements {
+			if m.Bench.Name == "futex_wake" {
+				m.Summary.Min, m.Summary.Max = 171, 189 // spread 10%
+			}
+		}
+		prices, text := written(r)
+		// syscall is getppid alone: 1% spread, written at the 2% floor.
+		Expect(price(prices, "syscall").Entry.Uncertainty).To(Equal(0.02))
+		// syscall_futex = futex_wake - getppid = 80 ns: (18 + 1) / 80.
+		Expect(price(prices, "syscall_futex").Entry.Uncertainty).To(BeNumerically("~", 0.24, 0.001))
+		// The epoll slope's uncertainty is its end points' over the span:
+		// (2.5 + 47.3) / 64 / 70 = 1.1%, at the floor.
+		Expect(price(prices, "epoll_wait_event").Entry.Uncertainty).To(Equal(0.02))
+		Expect(text).To(ContainSubstring("uncertainty: 0.24"))
+		// A default price kept says nothing it does not know.
+		Expect(price(prices, "interrupt").Entry.Uncertainty).To(BeZero())
 	})
 
 	It("splits loopback TCP's per-segment figure, less IP and softirq at their default prices, in two halves", func() {
@@ -192,7 +216,7 @@ var _ = Describe("the cost file", func() {
 		prices, data := written(r)
 		m, err := cost.For(costops.Table()).Parse("calibrated.yaml", data)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(m.Name).To(HaveSuffix("-noisy"))
+		Expect(m.Name()).To(HaveSuffix("-noisy"))
 		Expect(string(data)).To(ContainSubstring(`description: "NOISY: measured on a busy machine and written with --force (before: other processes used 90%`))
 		for _, p := range prices {
 			if p.Measured {

@@ -80,8 +80,9 @@ func NewFile(r *Result, prices []Price) *File {
 		r.Before, r.After)
 	f.Description = d.String()
 	f.Header = "Cost model measured on this machine by `simrun calibrate` (docs/calibration.md).\n" +
-		"Every price has value, unit and source; measured prices are in ns and their\n" +
-		"source names the benchmark, its median and spread over the runs and the machine;\n" +
+		"Every price has value, unit and source; measured prices are in ns, their\n" +
+		"uncertainty is propagated from the runs' min-max spread, and their source names\n" +
+		"the benchmark, its median and spread over the runs and the machine;\n" +
 		"prices marked # noisy spread more than the limit or come from a busy machine."
 	return f
 }
@@ -95,8 +96,18 @@ func (f *File) Write(w io.Writer) error {
 		val := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle, Content: []*yaml.Node{
 			str("value"), {Kind: yaml.ScalarNode, Value: strconv.FormatFloat(p.Entry.Value, 'f', -1, 64)},
 			str("unit"), str(p.Entry.Unit),
-			str("source"), {Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: p.Entry.Source},
 		}}
+		num := func(v float64) *yaml.Node {
+			return &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(v, 'f', -1, 64)}
+		}
+		if p.Measured || p.Entry.Uncertainty > 0 {
+			val.Content = append(val.Content, str("uncertainty"), num(p.Entry.Uncertainty))
+		}
+		if p.Entry.Spread > 0 {
+			val.Content = append(val.Content, str("spread"), num(p.Entry.Spread),
+				str("spread_source"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: p.Entry.SpreadSource})
+		}
+		val.Content = append(val.Content, str("source"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: p.Entry.Source})
 		if p.Noisy {
 			key.HeadComment = fmt.Sprintf("noisy: spread %.1f%%", 100*p.Spread)
 		}

@@ -88,7 +88,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--cost: %w", err)
 		}
-		res.CostName = m.Name
+		res.CostName = m.Name()
 	}
 	probe := calibrate.ProcProbe{Window: 500 * time.Millisecond, Loop: 100 * time.Millisecond}
 	if s, err := probe.Sample(); err == nil {

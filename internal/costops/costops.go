@@ -60,6 +60,6 @@ func KernelModelOps() cost.ProductOps {
 		FrameRx: iface.CostFrameRx, IPRx: iface.CostIPRx, IPTx: iface.CostIPTx,
 		TCPRx: tcp.CostSegmentRx, TCPTx: tcp.CostSegmentTx,
 		SocketCall: lstack.CostSocketCall, RingOp: lstack.CostRingOp,
-		EpollWaitUser: lstack.CostEpollWait,
+		EpollWaitUser: lstack.CostEpollWait, EpollEventUser: lstack.CostEpollEvent,
 	}
 }

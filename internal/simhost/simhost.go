@@ -45,7 +45,8 @@ type Placement struct {
 // stack work are charged to the layers "driver" and "stack"; a
 // kernel-mode instance's (and the NIC queue's) go through
 // cost.KernelPath, to the layer "kernel", and the calls its applications
-// make go through cost.KernelSyscalls on their own meters.
+// make go through cost.KernelSyscalls on their own meters, the transmit
+// those calls queue through cost.KernelPath on the caller's core.
 func BindStack(core *sim.Core, port *nic.Port, q int, in *lstack.Instance, at Placement) error {
 	if in.Mode() != lstack.ModeKernel {
 		if err := port.BindQueue(q, core.Meter(LayerDriver)); err != nil {
@@ -66,8 +67,22 @@ func BindStack(core *sim.Core, port *nic.Port, q int, in *lstack.Instance, at Pl
 		return err
 	}
 	in.SetAppMeter(kernelSyscalls)
+	in.SetSenderMeter(kernelSender)
 	core.AttachAs(LayerKernel, Metered{Poller: in, Meter: placed(kp, at)})
 	return nil
+}
+
+// kernelSender prices a socket call's own transmit on the calling
+// thread's core as the kernel's path, on that core's layer "kernel":
+// Linux runs tcp_sendmsg -> tcp_push -> tcp_write_xmit -> ip_queue_xmit
+// -> dev_queue_xmit in the system call's context (net/ipv4/tcp.c,
+// net/ipv4/tcp_output.c), not on the CPU that takes the NIC's
+// interrupts (lstack.Instance.SetSenderMeter).
+func kernelSender(m hw.Meter) hw.Meter {
+	if c, ok := m.(*sim.Core); ok {
+		m = c.Meter(LayerKernel)
+	}
+	return cost.NewKernelPath(m, costops.KernelModelOps(), nil)
 }
 
 // kernelSyscalls is the application-side decorator of a kernel-stack

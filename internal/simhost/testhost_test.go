@@ -37,8 +37,8 @@ var _ = Describe("NewNIC", func() {
 		Expect(n.Port.Preset().Name).To(Equal(simhost.DefaultModel))
 		Expect(n.Memory.Topology().Name).To(Equal(simhost.DefaultMachine))
 		Expect(n.Pools).To(HaveLen(1))
-		// 2 x the preset's 512-entry rx ring + 1024.
-		Expect(n.Pools[0].Stats().Size).To(Equal(2*512 + 1024))
+		// 2 x the preset's 1024-entry rx ring + 1024.
+		Expect(n.Pools[0].Stats().Size).To(Equal(2*1024 + 1024))
 		Expect(n.Pools[0].DataRoom()).To(Equal(nic.DefaultMbufSize))
 		Expect(n.Pools[0].Name()).To(Equal("eth0-rx0"))
 		Expect(*n.Prices).To(Equal(*cost.For(costops.Table()).Default().Prices(2.6)), "the Xeon E5-2650 v2 runs at 2.6 GHz")

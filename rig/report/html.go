@@ -116,14 +116,14 @@ func (r *Report) writeHTMLSummary(b *strings.Builder) {
 		b.WriteString("</ul>\n")
 	}
 	if len(r.Reproduction) > 0 {
-		b.WriteString("<h3>Published figures</h3>\n<div class=\"scroll\"><table id=\"published\"><tr><th>figure</th><th>published</th><th>Savanna</th><th>ratio</th><th class=\"text\">note</th></tr>\n")
+		b.WriteString("<h3>Published figures</h3>\n<div class=\"scroll\"><table id=\"published\"><tr><th>figure</th><th class=\"text\">kind</th><th>published</th><th>Savanna</th><th>ratio</th><th class=\"text\">note</th></tr>\n")
 		for _, x := range r.Reproduction {
 			note := x.Note
 			if x.Err != "" {
 				note = x.Err
 			}
-			fmt.Fprintf(b, "<tr><td class=\"text\">%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"text\">%s</td></tr>\n",
-				e(x.Figure), e(FormatNumber(x.Published)), e(x.savanna()), e(x.ratio()), e(strings.TrimSpace(note)))
+			fmt.Fprintf(b, "<tr><td class=\"text\">%s</td><td class=\"text\">%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"text\">%s</td></tr>\n",
+				e(x.Figure), e(x.Kind), e(x.published()), e(x.savanna()), e(x.ratio()), e(strings.TrimSpace(note)))
 		}
 		b.WriteString("</table></div>\n")
 	}

@@ -11,8 +11,14 @@ import (
 // docs/reproduction.md gathers). It goes into the printed reports'
 // summaries, not into report.json.
 type Reproduction struct {
-	Figure    string
-	Published float64
+	Figure string
+	// Kind is the row's kind: predicted, declared or derived.
+	Kind string
+	// Published is the article's value; PublishedText is the figure as
+	// the scenario writes it (the article's own digits), printed in its
+	// place when set.
+	Published     float64
+	PublishedText string
 	// Savanna is Savanna's value; Err says why there is none (a figure
 	// of an unfinished run, say).
 	Savanna float64
@@ -180,6 +186,15 @@ func (x Reproduction) ratio() string {
 		return "-"
 	}
 	return FormatNumber(x.Savanna / x.Published)
+}
+
+// published is the article's figure as printed: its own text when the
+// scenario kept it, so that 14.255 is never shown as 14.26.
+func (x Reproduction) published() string {
+	if x.PublishedText != "" {
+		return x.PublishedText
+	}
+	return FormatNumber(x.Published)
 }
 
 // savanna is Savanna's value as printed.

@@ -36,6 +36,21 @@ func summaryReport() *report.Report {
 }
 
 var _ = Describe("the summary", func() {
+	It("prints a published figure as the scenario writes it, in every format", func() {
+		r := summaryReport()
+		r.Reproduction = []report.Reproduction{{Figure: "P99 latency, kernel (ms)", Kind: "predicted", Published: 14.255, PublishedText: "14.255", Savanna: 12}}
+		var table, md, html bytes.Buffer
+		Expect(r.WriteTable(&table)).To(Succeed())
+		Expect(r.WriteMarkdown(&md)).To(Succeed())
+		Expect(r.WriteHTML(&html)).To(Succeed())
+		Expect(table.String()).To(MatchRegexp(`P99 latency, kernel \(ms\)\s+14\.255\s+12\s+0\.8418\s+predicted\n`))
+		Expect(md.String()).To(ContainSubstring("| P99 latency, kernel (ms) | predicted | 14.255 | 12 | 0.8418 |"))
+		for _, out := range []string{table.String(), md.String(), html.String()} {
+			Expect(out).To(ContainSubstring("14.255"))
+			Expect(out).NotTo(ContainSubstring("14.26"), "the reports' number format would round it")
+		}
+	})
+
 	It("comes first in the table: expectations, published figures, headline figures, then every figure", func() {
 		var buf bytes.Buffer
 		Expect(summaryReport().WriteTable(&buf)).To(Succeed())
@@ -77,7 +92,7 @@ var _ = Describe("the summary", func() {
 			out   string
 			order []string
 		}{
-			{md.String(), []string{"## Summary", "### Expectations: 2 of 3 held", "### Published figures", "| wrk req/s, Gazelle | 359" + nb + "389 | 1500 | 0.004174 |",
+			{md.String(), []string{"## Summary", "### Expectations: 2 of 3 held", "### Published figures", "| wrk req/s, Gazelle |  | 359" + nb + "389 | 1500 | 0.004174 |",
 				"### Headline figures", "| `wrk.rps` | 1000 | 1500 |", "## All figures (8)"}},
 			{page.String(), []string{`id="summary"`, "Expectations: 2 of 3 held", `id="published"`, `id="headline"`, `id="figures"`}},
 		} {

@@ -41,9 +41,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	if len(r.Reproduction) > 0 {
 		fmt.Fprintf(w, "\npublished figures (the scenario's reproduction rows):\n")
-		t := [][]string{{"figure", "published", "Savanna", "ratio"}}
+		t := [][]string{{"figure", "published", "Savanna", "ratio", "kind"}}
 		for _, x := range r.Reproduction {
-			t = append(t, []string{x.Figure, FormatNumber(x.Published), x.savanna(), x.ratio()})
+			t = append(t, []string{x.Figure, x.published(), x.savanna(), x.ratio(), x.Kind})
 		}
 		writeColumns(w, "  ", t)
 	}
@@ -135,9 +135,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	if len(r.Reproduction) > 0 {
-		fmt.Fprintf(w, "### Published figures\n\n| figure | published | Savanna | ratio |\n|---|---:|---:|---:|\n")
+		fmt.Fprintf(w, "### Published figures\n\n| figure | kind | published | Savanna | ratio |\n|---|---|---:|---:|---:|\n")
 		for _, x := range r.Reproduction {
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdCell(x.Figure), FormatNumber(x.Published), x.savanna(), x.ratio())
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdCell(x.Figure), x.Kind, x.published(), x.savanna(), x.ratio())
 		}
 		fmt.Fprintln(w)
 	}

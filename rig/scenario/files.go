@@ -155,7 +155,8 @@ func redactQuoted(msg string) string {
 		}
 		if rest, ok := strings.CutPrefix(k, "costs."); ok {
 			op, field, _ := strings.Cut(rest, ".")
-			if _, known := ops.Lookup(op); known && (field == "" || field == "value" || field == "unit" || field == "source") {
+			if _, known := ops.Lookup(op); known && (field == "" || field == "value" || field == "unit" || field == "source" ||
+				field == "uncertainty" || field == "spread" || field == "spread_source") {
 				return q
 			}
 		}

@@ -152,7 +152,13 @@ func ParseWith(path string, data []byte, opts Options) (*Scenario, error) {
 func (s *Scenario) checkFiles(path string, doc *yaml.Node, f *File) error {
 	for _, hn := range sortedHostNames(f) {
 		c := f.Hosts[hn].Cost
-		if c == nil || c.File == "" {
+		if c == nil {
+			continue
+		}
+		if err := checkCostModel(path, doc, "hosts."+hn+".cost", c); err != nil {
+			return err
+		}
+		if c.File == "" {
 			continue
 		}
 		if _, err := s.ResolveFile(c.File); err != nil {

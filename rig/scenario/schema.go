@@ -43,14 +43,21 @@ type File struct {
 }
 
 // Reproduction is one published figure and the expression over the
-// scenario's figures that gives Savanna's counterpart.
+// scenario's figures that gives Savanna's counterpart (reproduction.go
+// checks the rows).
 type Reproduction struct {
 	// Figure names the published figure ("Redis SET, Gazelle (req/s)").
 	Figure string `yaml:"figure"`
-	// Published is the article's value.
-	Published float64 `yaml:"published"`
+	// Kind says what the row is: predicted, declared or derived
+	// (RowKinds; required).
+	Kind string `yaml:"kind"`
+	// Published is the article's value, kept as the article writes it.
+	Published Published `yaml:"published"`
 	// Savanna is an expression over figures, as in expect.
 	Savanna string `yaml:"savanna"`
+	// Sensitivity names the cost ops a predicted row is most exposed to,
+	// for simrun reproduce --sensitivity.
+	Sensitivity []string `yaml:"sensitivity"`
 	// Note explains a gap or a difference of units.
 	Note string `yaml:"note"`
 }
@@ -104,17 +111,24 @@ type Stack struct {
 	Tunables map[string]yaml.Node `yaml:"tunables"`
 }
 
-// Cost selects the cost model of a host.
+// Cost selects the cost model of a host: an embedded model by name
+// (model: kunpeng920, sim/cost.ModelKeys) or a file relative to the
+// scenario (file:), never both; overrides apply on top of either.
 type Cost struct {
+	Model     string               `yaml:"model"`
 	File      string               `yaml:"file"`
 	Overrides map[string]CostEntry `yaml:"overrides"`
 }
 
-// CostEntry overrides one price (see sim/cost).
+// CostEntry overrides one price (see sim/cost): an override replaces the
+// whole entry, its uncertainty and spread included.
 type CostEntry struct {
-	Value  float64 `yaml:"value"`
-	Unit   string  `yaml:"unit"`
-	Source string  `yaml:"source"`
+	Value        float64 `yaml:"value"`
+	Unit         string  `yaml:"unit"`
+	Source       string  `yaml:"source"`
+	Uncertainty  float64 `yaml:"uncertainty"`
+	Spread       float64 `yaml:"spread"`
+	SpreadSource string  `yaml:"spread_source"`
 }
 
 // Link joins two NICs: the NIC model's link keys (sim/nic LinkConfig:

@@ -228,6 +228,14 @@ func (s *Scenario) applyGrid(path string, v *Variant, keys []gridKey, values []s
 	}
 	label := pointLabel(plan.Keys, values)
 	wrap := func(err error) error { return fmt.Errorf("sweep point %s of variant %s: %w", label, v.Name, err) }
+	return s.checkedVariant(path, v.Name, vdoc, names, wrap)
+}
+
+// checkedVariant checks a variant's document with overrides applied as
+// loading checks a variant (aliases, limits, strict decoding,
+// validation, the files it names) and returns it; wrap says in errors
+// which derived variant it is.
+func (s *Scenario) checkedVariant(path, name string, vdoc *yaml.Node, names []string, wrap func(error) error) (*Variant, error) {
 	if err := yamlstrict.CheckAliases(path, vdoc, yamlstrict.MaxAliasNodes); err != nil {
 		return nil, wrap(err)
 	}
@@ -244,7 +252,7 @@ func (s *Scenario) applyGrid(path string, v *Variant, keys []gridKey, values []s
 	if err := s.checkFiles(path, vdoc, &vf); err != nil {
 		return nil, wrap(err)
 	}
-	return &Variant{Name: v.Name, File: &vf, Overrides: names, doc: vdoc, path: path}, nil
+	return &Variant{Name: name, File: &vf, Overrides: names, doc: vdoc, path: path}, nil
 }
 
 // pointLabel names a grid point in errors: key=value, ...

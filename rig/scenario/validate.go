@@ -182,7 +182,7 @@ func validate(path string, doc *yaml.Node, f *File) error {
 			return errAt(fmt.Sprintf("expect[%d]", i), "empty expectation")
 		}
 	}
-	return nil
+	return validateReproduction(doc, f, errAt)
 }
 
 type errAtFunc func(key, format string, args ...any) error

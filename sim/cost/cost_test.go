@@ -84,6 +84,7 @@ var _ = Describe("cost models", func() {
 			p.FrameRx: "stack_eth_rx", p.IPRx: "stack_ip_rx", p.IPTx: "stack_ip_tx",
 			p.TCPRx: "stack_tcp_rx", p.TCPTx: "stack_tcp_tx",
 			p.SocketCall: "stack_socket_call", p.RingOp: "ring_op", p.EpollWaitUser: "epoll_wait_user",
+			p.EpollEventUser: "epoll_event_user",
 		} {
 			Expect(t.Name(op)).To(Equal(key))
 		}

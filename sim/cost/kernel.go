@@ -27,6 +27,15 @@ import (
 // the protocol's), and the softirq wakes a sleeping reader with
 // try_to_wake_up directly, not with a futex system call. What the
 // application's side of the same calls costs is KernelSyscalls.
+//
+// It also prices, on the calling thread's core, the transmit a thread's
+// own socket calls queue (the segments of a write, a close's FIN, the
+// window update after a read): Linux runs tcp_sendmsg -> tcp_push ->
+// tcp_write_xmit -> ip_queue_xmit -> dev_queue_xmit in the system
+// call's context (net/ipv4/tcp.c, net/ipv4/tcp_output.c), and only
+// ACK-clocked sends, retransmits and delayed ACKs in softirq on the
+// interrupt CPU (internal/simhost wires it with
+// stack/lstack.Instance.SetSenderMeter; such a meter has no doorbell).
 type KernelPath struct {
 	m    hw.Meter
 	p    ProductOps
@@ -45,6 +54,14 @@ func (k *KernelPath) Now() time.Duration { return k.m.Now() }
 
 // Idle implements hw.Meter.
 func (k *KernelPath) Idle(d time.Duration) { k.m.Idle(d) }
+
+// DrainsRx implements sim/nic.RxDrainer: Linux's interrupt and NAPI
+// softirq take each frame off the NIC's ring as it lands and queue it on
+// its socket (net/core/dev.c net_rx_action), preempting the thread on
+// the CPU, so the buffer a burst fills is the sockets' receive queues,
+// not the descriptor ring. The softirq's price is still charged per
+// packet when the core's stack takes the frame.
+func (k *KernelPath) DrainsRx() bool { return true }
 
 // Wake rings the decorated core's doorbell.
 func (k *KernelPath) Wake(at time.Duration) {

@@ -17,9 +17,10 @@ const (
 	KernelIPTx                            // kernel IP output of one packet
 	Interrupt                             // one hardware interrupt taken
 	LockContention                        // one contended socket or queue lock
-	EpollWaitKernel                       // one epoll_wait that returns events
+	EpollWaitKernel                       // one epoll_wait that returns events, per call
 	CompactionPage                        // kernel memory compaction, per page migrated
 	PageAlloc                             // kernel page allocation, per 4 KiB page
+	EpollWaitEvent                        // one ready event epoll_wait returns (ep_send_events)
 )
 
 // CostOps returns the kernel model's operations for the run's table
@@ -34,9 +35,10 @@ func CostOps() hw.CostOpSet {
 		{Op: KernelIPTx, Key: "kernel_ip_tx", Doc: "kernel IP output of one packet"},
 		{Op: Interrupt, Key: "interrupt", Doc: "one hardware interrupt taken"},
 		{Op: LockContention, Key: "lock_contention", Doc: "one contended socket or queue lock"},
-		{Op: EpollWaitKernel, Key: "epoll_wait_kernel", Doc: "one epoll_wait that returns events"},
+		{Op: EpollWaitKernel, Key: "epoll_wait_kernel", Doc: "one epoll_wait that returns events, per call"},
 		{Op: CompactionPage, Key: "compaction_page", Doc: "kernel memory compaction, per page migrated"},
 		{Op: PageAlloc, Key: "page_alloc", Doc: "kernel page allocation, per 4 KiB page"},
+		{Op: EpollWaitEvent, Key: "epoll_wait_event", Doc: "one ready event epoll_wait returns (ep_send_events)"},
 	}}
 }
 
@@ -49,4 +51,5 @@ type ProductOps struct {
 	TCPRx, TCPTx        hw.CostOp // stack_tcp_rx, stack_tcp_tx
 	SocketCall, RingOp  hw.CostOp // stack_socket_call, ring_op
 	EpollWaitUser       hw.CostOp // epoll_wait_user
+	EpollEventUser      hw.CostOp // epoll_event_user
 }

@@ -15,7 +15,9 @@ import (
 // that enters the kernel. The rig puts it between the application's core
 // and the calls it makes to the stack (internal/simhost), both for an
 // event loop on the stack's own core and for threads on other cores.
-// The stack thread's side of the same calls is KernelPath's.
+// The stack thread's side of the same calls is KernelPath's, and so is
+// the transmit path a call runs in the caller's context, priced on the
+// caller's core (see KernelPath).
 type KernelSyscalls struct {
 	m hw.Meter
 	p ProductOps
@@ -47,6 +49,11 @@ func (k *KernelSyscalls) Charge(op hw.CostOp, n int64) {
 		// system call and ep_poll.
 		k.m.Charge(hw.CostSyscall, n)
 		k.m.Charge(EpollWaitKernel, n)
+	case k.p.EpollEventUser:
+		// Each ready event the wait returns is ep_send_events's work on
+		// one item: its poll (tcp_poll) and the copy of its
+		// epoll_event to user memory (fs/eventpoll.c).
+		k.m.Charge(EpollWaitEvent, n)
 	case hw.CostCopyByte:
 		// The copy between the application's buffer and the socket is
 		// copy_to_user / copy_from_user.

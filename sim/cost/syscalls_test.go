@@ -31,6 +31,17 @@ var _ = Describe("the kernel's view of socket calls", func() {
 		}
 	})
 
+	It("prices epoll_wait per call plus per ready event: lstack's per-event op becomes ep_send_events's", func() {
+		under := &hw.CountingMeter{}
+		k := cost.NewKernelSyscalls(under, costops.KernelModelOps())
+		k.Charge(lstack.CostEpollWait, 2)
+		k.Charge(lstack.CostEpollEvent, 17) // two waits that returned 17 events
+		Expect(under.Counts[hw.CostSyscall]).To(BeEquivalentTo(2))
+		Expect(under.Counts[cost.EpollWaitKernel]).To(BeEquivalentTo(2))
+		Expect(under.Counts[cost.EpollWaitEvent]).To(BeEquivalentTo(17))
+		Expect(under.Counts[lstack.CostEpollEvent]).To(BeZero())
+	})
+
 	It("prices the stack thread's service of socket calls as nothing but the softirq's wake-up", func() {
 		under := &hw.CountingMeter{}
 		k := cost.NewKernelPath(under, costops.KernelModelOps(), nil)

@@ -22,11 +22,15 @@ type txDesc struct {
 }
 
 type rxQueue struct {
-	ring  ring[*hw.Mbuf]
-	pool  hw.Mempool
-	core  QueueCore
-	ready bool
-	stats QueueStats
+	ring ring[*hw.Mbuf]
+	// backlog holds the frames of a queue whose core drains the ring at
+	// once (RxDrainer: Linux's NAPI), in arrival order.
+	backlog queue[*hw.Mbuf]
+	drain   bool
+	pool    hw.Mempool
+	core    QueueCore
+	ready   bool
+	stats   QueueStats
 }
 
 type txQueue struct {
@@ -206,6 +210,10 @@ func (p *Port) releaseQueues() {
 			q.ring.pop().Free()
 			p.stats.RxFlushed++
 		}
+		for q.backlog.len() > 0 {
+			q.backlog.pop().Free()
+			p.stats.RxFlushed++
+		}
 	}
 	for i := range p.tx {
 		q := &p.tx[i]
@@ -246,8 +254,10 @@ func (p *Port) SetupRxQueue(q, nbDesc int, pool hw.Mempool) error {
 		return fmt.Errorf("nic %q rx queue %d: ring size %w", p.name, q, err)
 	}
 	rq := &p.rx[q]
-	for rq.ring.len() > 0 {
-		rq.ring.pop().Free()
+	for rq.pending() > 0 {
+		var m [1]*hw.Mbuf
+		rq.dequeue(m[:])
+		m[0].Free()
 	}
 	rq.ring = newRing[*hw.Mbuf](n)
 	rq.pool = pool
@@ -325,6 +335,7 @@ func (p *Port) BindQueue(q int, core QueueCore) error {
 	}
 	if q < len(p.rx) {
 		p.rx[q].core = core
+		p.rx[q].drain = drains(core)
 	}
 	if q < len(p.tx) {
 		p.tx[q].core = core
@@ -338,10 +349,7 @@ func (p *Port) RxBurst(q int, pkts []*hw.Mbuf) int {
 		return 0
 	}
 	rq := &p.rx[q]
-	n := min(len(pkts), rq.ring.len())
-	for i := 0; i < n; i++ {
-		pkts[i] = rq.ring.pop()
-	}
+	n := rq.dequeue(pkts)
 	if c := rq.core; c != nil {
 		c.Charge(hw.CostNICRxBurst, 1)
 		c.Charge(hw.CostNICRxPacket, int64(n))
@@ -355,7 +363,7 @@ func (p *Port) RxQueueCount(q int) int {
 	if q < 0 || q >= len(p.rx) {
 		return 0
 	}
-	return p.rx[q].ring.len()
+	return p.rx[q].pending()
 }
 
 // queueNow is the time of the lcore that owns tx queue q: a core in the
@@ -549,7 +557,7 @@ func (p *Port) receive(data []byte, now time.Duration, badFCS bool) {
 			m.Flags |= hw.RxRSSHash
 		}
 	}
-	if !rq.ring.push(m) {
+	if !rq.enqueue(m) {
 		m.Free()
 		p.stats.IMissed++
 		rq.stats.Missed++

@@ -50,10 +50,17 @@ func presets() []PortPreset {
 	return []PortPreset{
 		{
 			// Huawei Hi1822 (SP580/SP582 25GE), the NIC of the Gazelle
-			// article; DPDK net/hinic, 22.11.
+			// article; DPDK net/hinic, 22.11. Rings: hinic_dev_infos_get
+			// gives default_rxportconf.ring_size = HINIC_DEFAULT_RING_SIZE
+			// (1024, drivers/net/hinic/hinic_pmd_ethdev.h) and
+			// HINIC_MIN/MAX_QUEUE_DEPTH 128..4096 (base/hinic_pmd_nicio.h).
+			// Linux's hinic driver uses HINIC_SQ_DEPTH = HINIC_RQ_DEPTH =
+			// SZ_4K (drivers/net/ethernet/huawei/hinic/hinic_hw_qp.h); on
+			// a kernel-stack host the ring is not the buffer anyway
+			// (RxDrainer).
 			Name: "hi1822-25g", Driver: "net_hinic", Description: "Huawei Hi1822 25GE (hinic PMD)",
 			SpeedMbps: 25000, MaxRxQueues: 64, MaxTxQueues: 64,
-			MinRing: 128, MaxRing: 4096, DefaultRxRing: 512, DefaultTxRing: 512,
+			MinRing: 128, MaxRing: 4096, DefaultRxRing: 1024, DefaultTxRing: 1024,
 			RETASize: 256, HashKeySize: 40, MaxFrameLen: 9600 + 14 + 4 + 8,
 			RxOffloadCapa: allRx, TxOffloadCapa: allTx, RSSHashTypes: allRSS, MaxMACAddrs: 1,
 		},

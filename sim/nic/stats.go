@@ -66,6 +66,10 @@ type QueueStats struct {
 	Missed uint64 `json:"missed"`
 	// NoMbuf counts frames dropped for want of an mbuf (rx only).
 	NoMbuf uint64 `json:"nombuf"`
+	// BacklogPeak is the most frames that waited on the queue's
+	// software backlog at once (rx only; a queue whose core drains the
+	// ring, RxDrainer, Linux's NAPI into socket receive queues).
+	BacklogPeak uint64 `json:"backlog_peak"`
 }
 
 // Counters returns all of the port's counters.
@@ -129,6 +133,7 @@ func (p *Port) XStats() []hw.XStat {
 			hw.XStat{Name: fmt.Sprintf("rx_q%d_bytes", i), Value: q.Bytes},
 			hw.XStat{Name: fmt.Sprintf("rx_q%d_errors", i), Value: q.Missed + q.NoMbuf},
 			hw.XStat{Name: fmt.Sprintf("rx_q%d_missed", i), Value: q.Missed},
+			hw.XStat{Name: fmt.Sprintf("rx_q%d_backlog_peak", i), Value: q.BacklogPeak},
 			hw.XStat{Name: fmt.Sprintf("rx_q%d_nombuf", i), Value: q.NoMbuf})
 	}
 	for i := range p.tx {

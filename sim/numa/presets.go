@@ -8,6 +8,13 @@ import (
 // HostPreset is the preset name that reads the running machine.
 const HostPreset = "host"
 
+// smtYieldIvyBridge is the source of the Xeon preset's SMT yield.
+const smtYieldIvyBridge = "Intel: Hyper-Threading gains up to 30% on server benchmarks (S. D. Casey, " +
+	"'How to Determine the Effectiveness of Hyper-Threading Technology with an Application', Intel, 2011, " +
+	"citing Intel Technology Journal 6(1)); independent runs on Nehalem/Ivy Bridge cores (H. Wong, " +
+	"'Hyper-Threading Performance', blog.stuffedcow.net, 2011) spread from ~1.0x to ~1.4x with a typical " +
+	"1.2-1.3x; 1.25 taken for network-stack and kernel code, which stalls on memory and leaves issue slots free"
+
 // presetDef is one built-in machine. Every figure's source is in
 // docs/numa.md.
 type presetDef struct {
@@ -63,6 +70,10 @@ func presets() []presetDef {
 				// Assumption: 1024 x 2 MiB pages in all for the QAT
 				// driver's USDM, 512 per node.
 				Hugepages: &HugepageConfig{Pages2M: []int64{512}},
+				// Two busy Hyper-Threads of one Ivy Bridge core do 1.25
+				// times one thread's work (docs/numa.md has the sources).
+				SMTYield:       1.25,
+				smtYieldSource: smtYieldIvyBridge,
 			},
 			notes: []string{
 				"memory 64 GiB per node is an assumption: the article does not give it",

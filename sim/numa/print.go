@@ -107,6 +107,8 @@ type jsonDoc struct {
 	CoresPerSocket int          `json:"cores_per_socket"`
 	ThreadsPerCore int          `json:"threads_per_core"`
 	GHz            float64      `json:"ghz"`
+	SMTYield       float64      `json:"smt_yield,omitempty"`
+	SMTYieldSource string       `json:"smt_yield_source,omitempty"`
 	CPUs           []CPU        `json:"cpus"`
 	Nodes          []jsonNode   `json:"nodes"`
 	Distances      [][]int      `json:"distances"`
@@ -122,7 +124,8 @@ func WriteJSON(w io.Writer, t *Topology, mem *Memory) error {
 		Name: t.Name, Description: t.Description,
 		NumCPUs: t.NumCPUs(), NumNodes: t.NumNodes(), Sockets: t.Sockets,
 		CoresPerSocket: t.CoresPerSocket(), ThreadsPerCore: t.ThreadsPerCore(),
-		GHz:       t.GHz,
+		GHz:      t.GHz,
+		SMTYield: t.SMTYield, SMTYieldSource: t.SMTYieldSource,
 		CPUs:      t.Clone().CPUs,
 		Distances: t.Distances,
 		Notes:     slices.Clone(t.Notes),
@@ -164,7 +167,7 @@ func ReadJSON(r io.Reader) (*Topology, error) {
 		return nil, fmt.Errorf("topology json: %w", err)
 	}
 	t := &Topology{Name: d.Name, Description: d.Description, Sockets: d.Sockets, GHz: d.GHz,
-		CPUs: d.CPUs, Distances: d.Distances, Notes: d.Notes}
+		CPUs: d.CPUs, Distances: d.Distances, Notes: d.Notes, SMTYield: d.SMTYield, SMTYieldSource: d.SMTYieldSource}
 	for _, n := range d.Nodes {
 		if n.CPUList != FormatList(n.CPUs) {
 			return nil, fmt.Errorf("topology json: node %d: cpulist %q disagrees with cpus %v", n.ID, n.CPUList, n.CPUs)

@@ -42,6 +42,12 @@ type Spec struct {
 	// Hugepages reserves hugepages per node; optional. With a preset, it
 	// replaces the preset's reservation.
 	Hugepages *HugepageConfig `yaml:"hugepages"`
+	// SMTYield is two busy threads' combined throughput relative to one
+	// (Topology.SMTYield); optional, 0 (no sharing modelled) by default,
+	// from 1 to 2 when threads_per_core is above 1.
+	SMTYield float64 `yaml:"smt_yield"`
+	// smtYieldSource is a preset's source for SMTYield.
+	smtYieldSource string
 }
 
 // Limits on inline machines, to catch typos before they allocate.
@@ -54,7 +60,7 @@ const (
 func (s *Spec) Validate() error {
 	if s.Preset != "" {
 		if s.Sockets != 0 || s.NodesPerSocket != 0 || s.CoresPerNode != 0 || s.ThreadsPerCore != 0 ||
-			s.GHz != 0 || s.MemoryPerNode != "" || s.Distances != nil {
+			s.GHz != 0 || s.MemoryPerNode != "" || s.Distances != nil || s.SMTYield != 0 {
 			return fmt.Errorf("preset: %q names a whole machine; only hugepages may be given beside it", s.Preset)
 		}
 		if s.Preset != HostPreset && !isPreset(s.Preset) {
@@ -81,6 +87,9 @@ func (s *Spec) Validate() error {
 	}
 	if n := int64(s.Sockets) * int64(s.NodesPerSocket) * int64(s.CoresPerNode) * int64(s.ThreadsPerCore); n > maxSpecCPUs {
 		return fmt.Errorf("cores_per_node: %d logical CPUs in all, more than %d", n, maxSpecCPUs)
+	}
+	if s.SMTYield != 0 && (s.ThreadsPerCore < 2 || !(s.SMTYield >= 1 && s.SMTYield <= 2)) {
+		return fmt.Errorf("smt_yield: %g, want 0 (not modelled) or, with threads_per_core above 1, two threads' combined throughput from 1 to 2 (e.g. 1.25)", s.SMTYield)
 	}
 	if !(s.GHz > 0 && s.GHz < 100) {
 		return fmt.Errorf("ghz: %g, want a clock rate in GHz above 0 (e.g. 2.6)", s.GHz)
@@ -146,6 +155,13 @@ func (s *Spec) Build() (*Topology, error) {
 		Nodes:       make([]Node, nodes),
 		Distances:   s.Distances,
 		Notes:       []string{},
+		SMTYield:    s.SMTYield,
+	}
+	if s.SMTYield > 0 {
+		t.SMTYieldSource = s.smtYieldSource
+		if t.SMTYieldSource == "" {
+			t.SMTYieldSource = "the scenario's smt_yield"
+		}
 	}
 	if t.Name == "" {
 		t.Name = "inline"

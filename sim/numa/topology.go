@@ -74,6 +74,15 @@ type Topology struct {
 	Distances [][]int `json:"distances"`
 	// Notes say what was assumed or could not be read.
 	Notes []string `json:"notes"`
+	// SMTYield is the combined throughput of two busy hardware threads of
+	// one core relative to one thread alone (1.25: together they do 1.25
+	// times one thread's work), which the simulated cores use to slow a
+	// thread whose sibling is busy (sim.Core.SetSiblings). 0 means the
+	// threads are not modelled as sharing: a machine without SMT, or one
+	// whose yield is unknown (docs/numa.md).
+	SMTYield float64 `json:"smt_yield,omitempty"`
+	// SMTYieldSource says where SMTYield comes from.
+	SMTYieldSource string `json:"smt_yield_source,omitempty"`
 }
 
 // NumNodes returns the number of NUMA nodes.

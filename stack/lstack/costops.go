@@ -8,6 +8,7 @@ const (
 	CostSocketCall = hw.OpsLstack + iota // one socket API call served by the stack thread
 	CostRingOp                           // one lock-free ring enqueue or dequeue
 	CostEpollWait                        // one user-space readiness wait (lstack epoll)
+	CostEpollEvent                       // one ready event a readiness wait returns
 )
 
 // CostOps returns the stack runtime's operations for the run's table
@@ -17,5 +18,6 @@ func CostOps() hw.CostOpSet {
 		{Op: CostSocketCall, Key: "stack_socket_call", Doc: "one socket API call served by the stack thread"},
 		{Op: CostRingOp, Key: "ring_op", Doc: "one lock-free ring enqueue or dequeue"},
 		{Op: CostEpollWait, Key: "epoll_wait_user", Doc: "one user-space readiness wait (lstack epoll)"},
+		{Op: CostEpollEvent, Key: "epoll_event_user", Doc: "one ready event a readiness wait returns"},
 	}}
 }

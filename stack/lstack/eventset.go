@@ -18,6 +18,9 @@ type EventSet struct {
 	// slept says this application found nothing on its last wait (a
 	// kernel thread that went to sleep; see Wait).
 	slept bool
+	// ready counts the events Events handed out since the last Wait:
+	// the ready list that wait returned, priced per event.
+	ready int64
 }
 
 // NewEventSet returns an empty event set of an application on the
@@ -67,11 +70,37 @@ func (es *EventSet) Connect(m hw.Meter, localPort uint16, remote tcp.Addr, data 
 }
 
 // Events appends the set's readiness events to dst and empties its
-// ready list (the wait itself is charged by Wait).
-func (es *EventSet) Events(dst []tcp.Event) []tcp.Event { return es.set.Events(dst) }
+// ready list. The wait itself, and each event it returned, is charged
+// by the next Wait.
+func (es *EventSet) Events(dst []tcp.Event) []tcp.Event {
+	n := len(dst)
+	dst = es.set.Events(dst)
+	es.ready += int64(len(dst) - n)
+	return dst
+}
 
 // Wait charges one readiness wait (epoll_wait) of the application's
-// event loop that found ready sockets or not. When the instance's mode
-// has threads sleep, the application's thread sleeps when it found none,
-// and is woken (a wake-up and a context switch) when it next finds some.
-func (es *EventSet) Wait(m hw.Meter, ready bool) { es.in.wait(m, ready, &es.slept) }
+// event loop that found ready sockets or not, and one epoll_event_user
+// for each event Events returned since the last Wait: Linux's
+// ep_send_events polls and copies out every ready item, so a wait's
+// cost grows with the events it returns (fs/eventpoll.c). When the
+// instance's mode has threads sleep, the application's thread sleeps
+// when it found none, and is woken (a wake-up and a context switch)
+// when it next finds some.
+func (es *EventSet) Wait(m hw.Meter, ready bool) {
+	es.in.wait(m, ready, es.ready, &es.slept)
+	es.ready = 0
+}
+
+// Control charges n changes to the set's interest list (epoll_ctl), as
+// an event loop that switches a socket between waiting to read and
+// waiting to write makes: ae.c's aeCreateFileEvent and
+// aeDeleteFileEvent each call epoll_ctl (redis-benchmark and wrk both
+// run on it). Each is a socket call (a system call on a kernel host);
+// the set itself needs no change, since its sockets report every kind
+// of readiness.
+func (es *EventSet) Control(m hw.Meter, n int64) {
+	if n > 0 {
+		es.in.app(m).Charge(CostSocketCall, n)
+	}
+}

@@ -27,6 +27,8 @@ type setApp struct {
 	got      []byte
 	evs      []tcp.Event
 	name     string
+	seen     int64 // events the set returned
+	waits    int64 // waits charged
 }
 
 func (a *setApp) Poll(m hw.Meter) (bool, time.Duration) {
@@ -64,6 +66,8 @@ func (a *setApp) Poll(m hw.Meter) (bool, time.Duration) {
 			Expect(err).NotTo(HaveOccurred())
 		}
 	}
+	a.seen += int64(len(a.evs))
+	a.waits++
 	a.set.Wait(m, len(a.evs) > 0)
 	return len(a.evs) > 0, sim.Never
 }
@@ -93,5 +97,26 @@ var _ = Describe("EventSet", func() {
 		}
 		Expect(p.server.in.TCP().Events(nil)).To(BeEmpty(), "nothing left on the stack's own list")
 		Expect(p.client.in.TCP().Events(nil)).To(BeEmpty())
+	})
+
+	It("prices each wait per call and per ready event it returned", func() {
+		p := newPair(1, nic.LinkConfig{Latency: 10 * time.Microsecond}, tcp.DefaultConfig(), 1500)
+		s := &setApp{set: p.server.in.NewEventSet(), name: "a"}
+		ln, err := s.set.Listen(7001, 16)
+		Expect(err).NotTo(HaveOccurred())
+		s.ln = ln
+		p.server.core.Attach(s)
+		c := &setApp{set: p.client.in.NewEventSet(), dial: true, remote: tcp.AddrFrom4(p.serverAddr, 7001), name: "a"}
+		p.client.core.Attach(c)
+		p.eng.RunUntil(20 * time.Millisecond)
+		for _, side := range []struct {
+			app  *setApp
+			core *sim.Core
+		}{{s, p.server.core}, {c, p.client.core}} {
+			Expect(side.app.seen).To(BeNumerically(">", 0), side.app.name)
+			ops := side.core.Stats().Ops
+			Expect(ops[lstack.CostEpollEvent]).To(Equal(side.app.seen))
+			Expect(ops[lstack.CostEpollWait]).To(Equal(side.app.waits))
+		}
 	})
 })

@@ -85,6 +85,12 @@ type Instance struct {
 	appMeters map[hw.Meter]hw.Meter
 	// tcpSum is how TCP's segments get their checksum on output.
 	tcpSum iface.Checksum
+	// send, when set, charges a socket call's own transmit on the
+	// caller's core (SetSenderMeter).
+	send *sender
+	// bridges are the instance's Bridges, whose sockets' callers the
+	// sender switch looks up.
+	bridges []*Bridge
 
 	rx    [Burst]*hw.Mbuf
 	tx    []*hw.Mbuf
@@ -301,8 +307,9 @@ func (in *Instance) Poll(m hw.Meter) (bool, time.Duration) {
 	if in.meter != m {
 		in.meter = m
 		in.pkt, _ = m.(PacketMeter)
-		in.ifc.SetMeter(in.meter)
-		in.tcp.SetMeter(in.meter)
+		lm := in.layerMeter(m)
+		in.ifc.SetMeter(lm)
+		in.tcp.SetMeter(lm)
 	}
 	in.now = m.Now()
 	in.stats.Polls++

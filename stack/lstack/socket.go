@@ -82,12 +82,16 @@ func (in *Instance) Close(m hw.Meter, c *tcp.Conn) error {
 }
 
 // wait charges one readiness wait (epoll_wait) of an application's event
-// loop that found ready sockets or not. When the mode's threads sleep, a
+// loop that found ready sockets or not, and the events it returned
+// (events, one epoll_event_user each). When the mode's threads sleep, a
 // thread that slept and now has work is woken: the scheduler's wake-up
 // and a context switch; slept records whether the thread went to sleep.
-func (in *Instance) wait(m hw.Meter, ready bool, slept *bool) {
+func (in *Instance) wait(m hw.Meter, ready bool, events int64, slept *bool) {
 	m = in.app(m)
 	m.Charge(CostEpollWait, 1)
+	if events > 0 {
+		m.Charge(CostEpollEvent, events)
+	}
 	if !in.mode.Sleeps() {
 		return
 	}

@@ -58,8 +58,10 @@ var ErrRingFull = errors.New("lstack: send ring full")
 // BridgeStats are a bridge's counters: the stack thread's side of the
 // asymmetric model.
 type BridgeStats struct {
-	// Accepted counts connections accepted for application threads.
+	// Accepted counts connections accepted for application threads;
+	// Connects the connections they opened (Connect).
 	Accepted uint64 `json:"accepted"`
+	Connects uint64 `json:"connects"`
 	// SendRequests counts requests served for application threads
 	// (Gazelle's rpc_call_send: send, close, refill); SendBytes the
 	// bytes written to TCP from send rings.
@@ -159,8 +161,20 @@ type Socket struct {
 	waiter func(at time.Duration)
 	// app is the application's meter while one of its calls runs, for
 	// the pipe's kick (sockring.Driver has no meter).
-	app   hw.Meter
-	stats SocketStats
+	app hw.Meter
+	// caller is the meter of the thread's last call, undecorated, for
+	// a kernel binding's transmit on the caller's core (SetSenderMeter).
+	caller hw.Meter
+	// dial is the connection an application thread opened (Connect),
+	// nil for an accepted one; dialed says its handshake completed.
+	dial   *Dial
+	dialed bool
+	// ep is the epoll the socket reports its readiness to (nil: the
+	// thread waits on the socket itself, Wait); epReady says it is on
+	// ep's ready list.
+	ep      *Epoll
+	epReady bool
+	stats   SocketStats
 }
 
 // FD returns the socket's fd in its router.
@@ -213,6 +227,7 @@ func NewBridge(in *Instance, router *Router, doorbell func(at time.Duration)) (*
 	}
 	b := &Bridge{in: in, router: router, bell: doorbell, socks: map[*tcp.Conn]*Socket{}}
 	b.clock = b.now
+	in.bridges = append(in.bridges, b)
 	return b, nil
 }
 
@@ -274,6 +289,7 @@ func (b *Bridge) Poll(m hw.Meter) (bool, time.Duration) {
 		case ev.Conn != nil:
 			if s := b.socks[ev.Conn]; s != nil {
 				b.service(m, s)
+				b.checkDialed(m, s)
 			}
 		}
 	}
@@ -341,6 +357,9 @@ func (b *Bridge) serveRequests(m hw.Meter) bool {
 		b.chargeRing(m, 1) // the request's dequeue
 		b.stats.SendRequests++
 		b.chargeStack(m, 1)
+		if s.dial != nil && s.p.Conn() == nil && !s.failed {
+			b.dialNow(m, s)
+		}
 		b.service(m, s)
 	}
 	clear(b.requests[len(keep):])
@@ -353,6 +372,15 @@ func (b *Bridge) serveRequests(m hw.Meter) bool {
 // each ring it moved bytes through.
 func (b *Bridge) service(m hw.Meter, s *Socket) {
 	if s.done {
+		return
+	}
+	if s.p.Conn() == nil {
+		// A connect the stack refused: nothing to serve but its close.
+		if s.p.Closed() {
+			s.done = true
+			delete(b.router.fds, s.fd)
+			b.stats.Closed++
+		}
 		return
 	}
 	s.p.Tx().Sync(m.Now())
@@ -428,6 +456,10 @@ func (d *driver) Kick() {
 // or an error in the receive ring.
 func (d *driver) Readable() {
 	s := (*Socket)(d)
+	if s.ep != nil {
+		s.ep.notify(s.b.m, s)
+		return
+	}
 	if s.b.m != nil {
 		s.b.wake(s.b.m, s)
 	}
@@ -442,6 +474,10 @@ func (d *driver) Writable() {}
 // sleep while they were on their way (Wait) runs again; the stack
 // thread's sem_post for them found no sleeper, so nothing is charged.
 func (s *Socket) published(at time.Duration) {
+	if s.ep != nil {
+		s.ep.delivered(at, s)
+		return
+	}
 	if w := s.waiter; w != nil {
 		s.waiter = nil
 		w(at)
@@ -471,6 +507,7 @@ func (s *Socket) copyCharge(m hw.Meter, n int) {
 // non-blocking read's EAGAIN (Wait then sleeps); the end of the stream is
 // io.EOF; a failed connection is tcp.ErrClosed, with its cause.
 func (s *Socket) Read(m hw.Meter, p []byte) (int, error) {
+	s.noteCaller(m)
 	m = s.meter(m)
 	s.call(m)
 	s.stats.Reads++
@@ -504,6 +541,7 @@ func (s *Socket) Readable() bool { return s.p.Readable() }
 // and asks it to send, as a non-blocking send(2): a short count leaves
 // the rest to the caller, and a full send ring is ErrRingFull.
 func (s *Socket) Write(m hw.Meter, p []byte) (int, error) {
+	s.noteCaller(m)
 	m = s.meter(m)
 	s.call(m)
 	s.stats.Writes++
@@ -532,6 +570,7 @@ func (s *Socket) Write(m hw.Meter, p []byte) (int, error) {
 // hand-off, with the time the thread becomes runnable. The sleep is a
 // futex wait (lstack's sem_timedwait).
 func (s *Socket) Wait(m hw.Meter, wake func(at time.Duration)) bool {
+	s.b.in.pay(m)
 	m = s.meter(m)
 	rx := s.p.Rx()
 	rx.Sync(m.Now())
@@ -553,6 +592,7 @@ func (s *Socket) Close(m hw.Meter) {
 	if s.p.Closed() {
 		return
 	}
+	s.noteCaller(m)
 	m = s.meter(m)
 	s.call(m)
 	s.waiter = nil

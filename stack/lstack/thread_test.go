@@ -215,6 +215,45 @@ var _ = Describe("application threads off the stack's lcore (the asymmetric mode
 		Expect(stack[hw.CostSyscallFutex]).To(BeZero())
 	})
 
+	// Linux runs a send's tcp_sendmsg -> tcp_push -> tcp_write_xmit ->
+	// ip_queue_xmit in the caller's context (net/ipv4/tcp.c,
+	// tcp_output.c): the segments of a kernel thread's writes are its
+	// core's work, not the interrupt core's.
+	It("charges a kernel thread's own segments on its core, not on the interrupt core", func() {
+		tb := newThreadBed(lstack.ModeKernel, 20*time.Microsecond, 50)
+		app := tb.app.Stats().Ops
+		stack := tb.stack.Stats().Ops
+		// 50 echoes and the FIN, each one segment sent by the thread's
+		// write or close.
+		Expect(app[cost.KernelTCPTx]).To(BeNumerically(">=", 51))
+		Expect(app[cost.KernelIPTx]).To(Equal(app[cost.KernelTCPTx]))
+		// What is left on the interrupt core is what no call sent: the
+		// SYN-ACK and the ACKs of what arrived with no reply to carry
+		// them.
+		Expect(stack[cost.KernelTCPTx]).To(BeNumerically("<", app[cost.KernelTCPTx]/4))
+		Expect(stack[cost.KernelTCPRx]).To(BeNumerically(">=", 50))
+	})
+
+	It("charges the segments an ACK releases on the interrupt core", func() {
+		tb := newBulkBed(lstack.ModeKernel, 256<<10)
+		Expect(tb.sink.got).To(Equal(256 << 10))
+		app := tb.app.Stats().Ops
+		stack := tb.stack.Stats().Ops
+		total := app[cost.KernelTCPTx] + stack[cost.KernelTCPTx]
+		// 256 KiB is ~180 segments of 1460 bytes: the first flight (the
+		// initial window) leaves from the thread's write, the rest as
+		// the client's ACKs open the window, in softirq.
+		Expect(total).To(BeNumerically(">=", (256<<10)/1460))
+		Expect(app[cost.KernelTCPTx]).To(BeNumerically(">=", 5))
+		Expect(stack[cost.KernelTCPTx]).To(BeNumerically(">", 2*app[cost.KernelTCPTx]))
+	})
+
+	It("charges every segment on the stack thread's lcore on lstack", func() {
+		tb := newThreadBed(lstack.ModeLstack, 20*time.Microsecond, 50)
+		Expect(tb.app.Stats().Ops[tcp.CostSegmentTx]).To(BeZero())
+		Expect(tb.stack.Stats().Ops[tcp.CostSegmentTx]).To(BeNumerically(">=", 51))
+	})
+
 	It("never sends a reply before the thread wrote it, in the thread's time", func() {
 		const work = 300 * time.Microsecond
 		tb := newThreadBed(lstack.ModeLstack, work, 10)
