@@ -10,6 +10,7 @@ import (
 	"gvisor.dev/gvisor/pkg/tcpip/adapters/gonet"
 	"gvisor.dev/gvisor/pkg/tcpip/link/channel"
 	"gvisor.dev/gvisor/pkg/tcpip/network/ipv4"
+	"gvisor.dev/gvisor/pkg/tcpip/network/ipv6"
 	"gvisor.dev/gvisor/pkg/tcpip/stack"
 	"gvisor.dev/gvisor/pkg/tcpip/transport/tcp"
 )
@@ -28,10 +29,28 @@ const LinkChecksumOffload = true
 
 const gvisorNIC tcpip.NICID = 1
 
-var (
-	gvisorClientAddr = tcpip.AddrFrom4([4]byte{10, 9, 0, 1})
-	gvisorServerAddr = tcpip.AddrFrom4([4]byte{10, 9, 0, 2})
-)
+// gvisorFamily is one address family's addresses and protocol: the
+// same addresses as the Savanna network's.
+type gvisorFamily struct {
+	client, server tcpip.Address
+	prefix         int
+	proto          tcpip.NetworkProtocolNumber
+	factory        stack.NetworkProtocolFactory
+}
+
+func gvisorFamilyOf(family int) gvisorFamily {
+	if family == 6 {
+		// ipv6.NewProtocol's zero Options: no Duplicate Address
+		// Detection, no SLAAC, no router solicitations; the channel
+		// endpoints need no link-layer resolution (no
+		// CapabilityResolutionRequired), so Neighbor Discovery never runs,
+		// as ARP never runs at IPv4.
+		return gvisorFamily{client: tcpip.AddrFrom16([16]byte{0: 0xfd, 15: 1}), server: tcpip.AddrFrom16([16]byte{0: 0xfd, 15: 2}),
+			prefix: 64, proto: ipv6.ProtocolNumber, factory: ipv6.NewProtocol}
+	}
+	return gvisorFamily{client: tcpip.AddrFrom4([4]byte{10, 9, 0, 1}), server: tcpip.AddrFrom4([4]byte{10, 9, 0, 2}),
+		prefix: 24, proto: ipv4.ProtocolNumber, factory: ipv4.NewProtocol}
+}
 
 // GVisor is two gVisor netstack stacks joined by channel endpoints, one
 // pump goroutine per direction moving packets from one endpoint's
@@ -40,15 +59,17 @@ var (
 // default.
 type GVisor struct {
 	mtu    int
+	fam    gvisorFamily
+	family int
 	cs, ss *stack.Stack
 	ce, se *channel.Endpoint
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-func newGVisorStack(addr tcpip.Address, ep *channel.Endpoint) (*stack.Stack, error) {
+func newGVisorStack(fam gvisorFamily, addr tcpip.Address, ep *channel.Endpoint) (*stack.Stack, error) {
 	s := stack.New(stack.Options{
-		NetworkProtocols:   []stack.NetworkProtocolFactory{ipv4.NewProtocol},
+		NetworkProtocols:   []stack.NetworkProtocolFactory{fam.factory},
 		TransportProtocols: []stack.TransportProtocolFactory{tcp.NewProtocol},
 	})
 	sack := tcpip.TCPSACKEnabled(true)
@@ -58,7 +79,7 @@ func newGVisorStack(addr tcpip.Address, ep *channel.Endpoint) (*stack.Stack, err
 	if err := s.CreateNIC(gvisorNIC, ep); err != nil {
 		return nil, fmt.Errorf("gvisor: create NIC: %s", err)
 	}
-	pa := tcpip.ProtocolAddress{Protocol: ipv4.ProtocolNumber, AddressWithPrefix: tcpip.AddressWithPrefix{Address: addr, PrefixLen: 24}}
+	pa := tcpip.ProtocolAddress{Protocol: fam.proto, AddressWithPrefix: tcpip.AddressWithPrefix{Address: addr, PrefixLen: fam.prefix}}
 	if err := s.AddProtocolAddress(gvisorNIC, pa, stack.AddressProperties{}); err != nil {
 		return nil, fmt.Errorf("gvisor: address: %s", err)
 	}
@@ -66,9 +87,13 @@ func newGVisorStack(addr tcpip.Address, ep *channel.Endpoint) (*stack.Stack, err
 	return s, nil
 }
 
-// NewGVisor makes the pair at mtu and starts the pumps.
-func NewGVisor(mtu int) (*GVisor, error) {
-	g := &GVisor{mtu: mtu}
+// NewGVisor makes the pair at mtu speaking family (4 or 6) and starts
+// the pumps.
+func NewGVisor(mtu, family int) (*GVisor, error) {
+	if family == 0 {
+		family = 4
+	}
+	g := &GVisor{mtu: mtu, fam: gvisorFamilyOf(family), family: family}
 	g.ce = channel.New(GVisorQueue, uint32(mtu), "")
 	g.se = channel.New(GVisorQueue, uint32(mtu), "")
 	if LinkChecksumOffload {
@@ -77,10 +102,10 @@ func NewGVisor(mtu int) (*GVisor, error) {
 		}
 	}
 	var err error
-	if g.cs, err = newGVisorStack(gvisorClientAddr, g.ce); err != nil {
+	if g.cs, err = newGVisorStack(g.fam, g.fam.client, g.ce); err != nil {
 		return nil, err
 	}
-	if g.ss, err = newGVisorStack(gvisorServerAddr, g.se); err != nil {
+	if g.ss, err = newGVisorStack(g.fam, g.fam.server, g.se); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -102,7 +127,7 @@ func (g *GVisor) pump(ctx context.Context, from, to *channel.Endpoint) {
 		}
 		in := stack.NewPacketBuffer(stack.PacketBufferOptions{Payload: pkt.ToBuffer()})
 		pkt.DecRef()
-		to.InjectInbound(ipv4.ProtocolNumber, in)
+		to.InjectInbound(g.fam.proto, in)
 		in.DecRef()
 	}
 }
@@ -113,14 +138,17 @@ func (g *GVisor) Name() string { return "gvisor" }
 // MTU implements Network.
 func (g *GVisor) MTU() int { return g.mtu }
 
+// Family implements Network.
+func (g *GVisor) Family() int { return g.family }
+
 // Listen implements Network.
 func (g *GVisor) Listen(port uint16) (net.Listener, error) {
-	return gonet.ListenTCP(g.ss, tcpip.FullAddress{NIC: gvisorNIC, Addr: gvisorServerAddr, Port: port}, ipv4.ProtocolNumber)
+	return gonet.ListenTCP(g.ss, tcpip.FullAddress{NIC: gvisorNIC, Addr: g.fam.server, Port: port}, g.fam.proto)
 }
 
 // Dial implements Network.
 func (g *GVisor) Dial(ctx context.Context, port uint16) (net.Conn, error) {
-	return gonet.DialContextTCP(ctx, g.cs, tcpip.FullAddress{NIC: gvisorNIC, Addr: gvisorServerAddr, Port: port}, ipv4.ProtocolNumber)
+	return gonet.DialContextTCP(ctx, g.cs, tcpip.FullAddress{NIC: gvisorNIC, Addr: g.fam.server, Port: port}, g.fam.proto)
 }
 
 // Drops implements Network: packets a full channel queue refused (the

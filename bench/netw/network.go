@@ -21,6 +21,8 @@ type Network interface {
 	Name() string
 	// MTU is the link's MTU (the IP datagram size).
 	MTU() int
+	// Family is the address family the two sides speak, 4 or 6.
+	Family() int
 	// Listen listens on the server side.
 	Listen(port uint16) (net.Listener, error)
 	// Dial connects from the client side to port on the server side.
@@ -105,7 +107,15 @@ type Config struct {
 	// MTU of the link (1500 or 9000; ignored by the kernel's loopback,
 	// whose MTU is the host's).
 	MTU int `json:"mtu"`
+	// Family is 4 (the default when 0) or 6: which address family the
+	// two sides are given and connect over (savanna: 10.9.0.1/24 and
+	// 10.9.0.2/24, or fd00::1/64 and fd00::2/64; gvisor the same with its
+	// ipv4 or ipv6 protocol; kernel 127.0.0.1 or ::1).
+	Family int `json:"family"`
 }
+
+// Families lists the address families.
+func Families() []int { return []int{4, 6} }
 
 // Names lists the networks.
 func Names() []string { return []string{"savanna", "gvisor", "kernel"} }
@@ -115,16 +125,26 @@ func New(cfg Config) (Network, error) {
 	if cfg.MTU == 0 {
 		cfg.MTU = 1500
 	}
+	if cfg.Family == 0 {
+		cfg.Family = 4
+	}
+	if cfg.Family != 4 && cfg.Family != 6 {
+		return nil, fmt.Errorf("netw: address family %d (want 4 or 6)", cfg.Family)
+	}
 	if cfg.MTU < 576 || cfg.MTU > 9000 {
 		return nil, fmt.Errorf("netw: mtu %d is outside 576..9000", cfg.MTU)
 	}
+	if cfg.Family == 6 && cfg.MTU < 1280 {
+		// RFC 8200 section 5: every IPv6 link carries 1280 bytes.
+		return nil, fmt.Errorf("netw: mtu %d is below IPv6's minimum link MTU 1280", cfg.MTU)
+	}
 	switch cfg.Name {
 	case "savanna":
-		return NewSavanna(cfg.MTU)
+		return NewSavanna(cfg.MTU, cfg.Family)
 	case "gvisor":
-		return NewGVisor(cfg.MTU)
+		return NewGVisor(cfg.MTU, cfg.Family)
 	case "kernel":
-		return NewKernel()
+		return NewKernel(cfg.Family)
 	}
 	return nil, fmt.Errorf("netw: unknown network %q (want one of %v)", cfg.Name, Names())
 }

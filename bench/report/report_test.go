@@ -11,6 +11,59 @@ import (
 	"github.com/savanna-sim/savanna/bench/work"
 )
 
+// familyCell is a savanna cell of workload w at family with one metric
+// of the given values, one run each.
+func familyCell(w string, mtu, family int, metric string, higher bool, vs ...float64) *report.Cell {
+	c := &report.Cell{Workload: w, Network: "savanna", MTU: mtu, Family: family}
+	for _, v := range vs {
+		c.Runs = append(c.Runs, work.Result{Workload: w, Network: "savanna", MTU: mtu, Family: family,
+			Metrics: []work.Metric{{Name: metric, Unit: "u", Value: v, Higher: higher}}})
+	}
+	c.Aggregate()
+	return c
+}
+
+var _ = Describe("the IPv6 / IPv4 goals", func() {
+	It("divide savanna's IPv6 work per CPU-second by its IPv4 one, at 0.95, and say when the gap is noise", func() {
+		r := &report.Report{Cells: []*report.Cell{
+			familyCell("bulk", 1500, 4, "mb_per_cpu_s", true, 1000, 1010, 990),
+			familyCell("bulk", 1500, 6, "mb_per_cpu_s", true, 960, 970, 950),
+			familyCell("bulk", 9000, 4, "mb_per_cpu_s", true, 2000, 2100, 1900),
+			familyCell("bulk", 9000, 6, "mb_per_cpu_s", true, 1800, 2000, 1700),
+			// CPU per round trip: IPv6 costs 25% more.
+			familyCell("pingpong", 1500, 4, "cpu_per_100k", false, 0.4, 0.4, 0.4),
+			familyCell("pingpong", 1500, 6, "cpu_per_100k", false, 0.5, 0.5, 0.5),
+		}}
+		r.CheckGoals()
+		got := map[string]report.Goal{}
+		for _, g := range r.Goals {
+			got[g.Text] = g
+		}
+		b15 := got["savanna IPv6 / IPv4 bulk MB per CPU-second at MTU 1500"]
+		Expect(b15.Known).To(BeTrue())
+		Expect(b15.Ratio).To(BeNumerically("~", 0.96, 1e-9))
+		Expect(b15.Met).To(BeTrue())
+		Expect(b15.Target).To(Equal("≥ 0.95"))
+		b90 := got["savanna IPv6 / IPv4 bulk MB per CPU-second at MTU 9000"]
+		Expect(b90.Ratio).To(BeNumerically("~", 0.9, 1e-9))
+		Expect(b90.Met).To(BeFalse())
+		Expect(b90.Note).To(ContainSubstring("the repetitions overlap"), "1,700–2,000 overlaps 1,900–2,100")
+		Expect(b90.Note).To(ContainSubstring("IPv4 2,000 (1,900–2,100), IPv6 1,800 (1,700–2,000) u"))
+		pp := got["savanna IPv6 / IPv4 ping-pong round trips per CPU-second"]
+		Expect(pp.Ratio).To(BeNumerically("~", 0.8, 1e-9))
+		Expect(pp.Met).To(BeFalse())
+		Expect(pp.Note).NotTo(ContainSubstring("overlap"), "no overlap: a real gap")
+		Expect(pp.Note).To(ContainSubstring("PROFILE.md"))
+		Expect(b15.Note).To(BeEmpty(), "met")
+		Expect(got).NotTo(HaveKey("savanna IPv6 / IPv4 connection setups per CPU-second"), "setup not run at IPv6: no goal")
+		var b strings.Builder
+		Expect(r.Markdown(&b)).To(Succeed())
+		Expect(b.String()).To(ContainSubstring("| savanna IPv6 / IPv4 bulk MB per CPU-second at MTU 9000 | 0.900 | ≥ 0.95 | no (note 1) |"))
+		Expect(b.String()).To(ContainSubstring("| savanna IPv6/IPv4 | 9000 |  | 0.900× |"))
+		Expect(b.String()).To(ContainSubstring("| savanna | 9000 | IPv6 | 1,800 (1,700–2,000) |"))
+	})
+})
+
 func run(network string, mtu int, rate float64, drops uint64) work.Result {
 	return work.Result{Workload: "pingpong", Network: network, MTU: mtu,
 		Metrics: []work.Metric{{Name: "rate", Unit: "rt/s", Value: rate, Higher: true}},
@@ -65,8 +118,8 @@ var _ = Describe("Report", func() {
 		var b strings.Builder
 		Expect(r.Markdown(&b)).To(Succeed())
 		md := b.String()
-		Expect(md).To(ContainSubstring("| savanna | 1500 | 200 (100–300) | 1 / 0 / 0 |"))
-		Expect(md).To(ContainSubstring("| savanna/gvisor | 1500 | 4.00× |"))
+		Expect(md).To(ContainSubstring("| savanna | 1500 | IPv4 | 200 (100–300) | 1 / 0 / 0 |"))
+		Expect(md).To(ContainSubstring("| savanna/gvisor | 1500 | IPv4 | 4.00× |"))
 		Expect(md).To(ContainSubstring("link.x 1;"))
 	})
 })

@@ -67,11 +67,15 @@ func (k SplitKernel) StartEcho(port uint16, msgSize int) (func() (int64, int64, 
 }
 
 // ServeEchoProcess is the body of the echo process: it listens on the
-// loopback port, prints "ready <rss>", echoes msgSize-byte messages on
+// loopback port of family (127.0.0.1 or ::1), prints "ready <rss>", echoes msgSize-byte messages on
 // every connection, and when in reaches EOF prints "peak <bytes>" (its
 // VmHWM) or "error <text>".
-func ServeEchoProcess(port uint16, msgSize int, in io.Reader, out io.Writer) error {
-	ln, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(int(port))))
+func ServeEchoProcess(family int, port uint16, msgSize int, in io.Reader, out io.Writer) error {
+	k, err := netw.NewKernel(family)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen(k.Network(), k.HostPort(port))
 	if err != nil {
 		fmt.Fprintf(out, "error %v\n", err)
 		return err

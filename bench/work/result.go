@@ -17,6 +17,8 @@ type Result struct {
 	Workload string `json:"workload"`
 	Network  string `json:"network"`
 	MTU      int    `json:"mtu"`
+	// Family is the address family, 4 or 6.
+	Family int `json:"family"`
 	// Timed is the timed part's wall and CPU time.
 	Timed Span `json:"timed"`
 	// Metrics are the workload's figures, in a fixed order.

@@ -18,11 +18,11 @@ var nextPort atomic.Int32
 
 func freshPort() uint16 { return uint16(31000 + nextPort.Add(1)*7) }
 
-// Every workload, tiny, on every network: bytes intact and counts right.
-// Timing is never asserted.
+// Every workload, tiny, on every network at both address families:
+// bytes intact and counts right. Timing is never asserted.
 var _ = DescribeTable("a tiny workload",
-	func(network string, mtu int, workload string) {
-		n, err := netw.New(netw.Config{Name: network, MTU: mtu})
+	func(network string, mtu int, workload string, family int) {
+		n, err := netw.New(netw.Config{Name: network, MTU: mtu, Family: family})
 		Expect(err).NotTo(HaveOccurred())
 		defer n.Close()
 		wl, err := work.ByName(workload)
@@ -34,6 +34,7 @@ var _ = DescribeTable("a tiny workload",
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Network).To(Equal(network))
 		Expect(res.Workload).To(Equal(workload))
+		Expect(res.Family).To(Equal(family))
 		Expect(res.Metrics).NotTo(BeEmpty())
 		for _, m := range res.Metrics {
 			Expect(m.Value).To(BeNumerically(">=", 0), m.Name)
@@ -53,20 +54,34 @@ var _ = DescribeTable("a tiny workload",
 			Expect(res.Drops.Link).To(BeZero(), res.Drops.String())
 		}
 	},
-	Entry(nil, "savanna", 1500, "bulk"),
-	Entry(nil, "savanna", 9000, "bulk"),
-	Entry(nil, "savanna", 1500, "pingpong"),
-	Entry(nil, "savanna", 1500, "setup"),
-	Entry(nil, "savanna", 1500, "many"),
-	Entry(nil, "gvisor", 1500, "bulk"),
-	Entry(nil, "gvisor", 9000, "bulk"),
-	Entry(nil, "gvisor", 1500, "pingpong"),
-	Entry(nil, "gvisor", 1500, "setup"),
-	Entry(nil, "gvisor", 1500, "many"),
-	Entry(nil, "kernel", 0, "bulk"),
-	Entry(nil, "kernel", 0, "pingpong"),
-	Entry(nil, "kernel", 0, "setup"),
-	Entry(nil, "kernel", 0, "many"),
+	Entry(nil, "savanna", 1500, "bulk", 4),
+	Entry(nil, "savanna", 9000, "bulk", 4),
+	Entry(nil, "savanna", 1500, "pingpong", 4),
+	Entry(nil, "savanna", 1500, "setup", 4),
+	Entry(nil, "savanna", 1500, "many", 4),
+	Entry(nil, "gvisor", 1500, "bulk", 4),
+	Entry(nil, "gvisor", 9000, "bulk", 4),
+	Entry(nil, "gvisor", 1500, "pingpong", 4),
+	Entry(nil, "gvisor", 1500, "setup", 4),
+	Entry(nil, "gvisor", 1500, "many", 4),
+	Entry(nil, "kernel", 0, "bulk", 4),
+	Entry(nil, "kernel", 0, "pingpong", 4),
+	Entry(nil, "kernel", 0, "setup", 4),
+	Entry(nil, "kernel", 0, "many", 4),
+	Entry(nil, "savanna", 1500, "bulk", 6),
+	Entry(nil, "savanna", 9000, "bulk", 6),
+	Entry(nil, "savanna", 1500, "pingpong", 6),
+	Entry(nil, "savanna", 1500, "setup", 6),
+	Entry(nil, "savanna", 1500, "many", 6),
+	Entry(nil, "gvisor", 1500, "bulk", 6),
+	Entry(nil, "gvisor", 9000, "bulk", 6),
+	Entry(nil, "gvisor", 1500, "pingpong", 6),
+	Entry(nil, "gvisor", 1500, "setup", 6),
+	Entry(nil, "gvisor", 1500, "many", 6),
+	Entry(nil, "kernel", 0, "bulk", 6),
+	Entry(nil, "kernel", 0, "pingpong", 6),
+	Entry(nil, "kernel", 0, "setup", 6),
+	Entry(nil, "kernel", 0, "many", 6),
 )
 
 var _ = Describe("ByName", func() {

@@ -110,7 +110,7 @@ func opErr(workload, network, what string, err error) error {
 // Bulk sends p.BulkBytes one way on one connection: MB/s and CPU-seconds
 // per GB. The receiver checks the stream's CRC-32C against the sender's.
 func Bulk(ctx context.Context, n netw.Network, p Params, port uint16) (Result, error) {
-	res := Result{Workload: "bulk", Network: n.Name(), MTU: n.MTU()}
+	res := Result{Workload: "bulk", Network: n.Name(), MTU: n.MTU(), Family: n.Family()}
 	ln, err := n.Listen(port)
 	if err != nil {
 		return res, opErr("bulk", n.Name(), "listen", err)
@@ -250,7 +250,7 @@ func mismatchErr(i, got uint64) error { return fmt.Errorf("reply %d carries %d",
 // PingPong does p.PingPongs round trips of p.MsgSize bytes each way on
 // one connection: round trips/s, p50 and p99 latency, CPU per 100k.
 func PingPong(ctx context.Context, n netw.Network, p Params, port uint16) (Result, error) {
-	res := Result{Workload: "pingpong", Network: n.Name(), MTU: n.MTU()}
+	res := Result{Workload: "pingpong", Network: n.Name(), MTU: n.MTU(), Family: n.Family()}
 	ln, err := n.Listen(port)
 	if err != nil {
 		return res, opErr("pingpong", n.Name(), "listen", err)
@@ -313,7 +313,7 @@ func PingPong(ctx context.Context, n netw.Network, p Params, port uint16) (Resul
 // Setup opens p.Setups connections one after another, each carrying one
 // byte each way before the client closes: connections/s and CPU µs each.
 func Setup(ctx context.Context, n netw.Network, p Params, port uint16) (Result, error) {
-	res := Result{Workload: "setup", Network: n.Name(), MTU: n.MTU()}
+	res := Result{Workload: "setup", Network: n.Name(), MTU: n.MTU(), Family: n.Family()}
 	ln, err := n.Listen(port)
 	if err != nil {
 		return res, opErr("setup", n.Name(), "listen", err)
@@ -482,7 +482,7 @@ type RemoteEcho interface {
 // ping-pongs and close: total time, peak RSS, and memory per connection
 // (peak RSS less the RSS before the first dial, over the connections).
 func Many(ctx context.Context, n netw.Network, p Params, port uint16) (Result, error) {
-	res := Result{Workload: "many", Network: n.Name(), MTU: n.MTU()}
+	res := Result{Workload: "many", Network: n.Name(), MTU: n.MTU(), Family: n.Family()}
 	var remote func() (int64, int64, error)
 	srvErr := make(chan error, 1)
 	if re, ok := n.(RemoteEcho); ok {

@@ -7,9 +7,12 @@
 //	cd bench && go run ./cmd/bench -out RESULTS.md -json results.json
 //	cd bench && go run ./cmd/bench -quick -out RESULTS.md -json results.json
 //
-// A child runs one workload on one network (-child -network savanna
-// -workload bulk -mtu 1500) and prints its result as JSON; -cpuprofile
-// and -memprofile write pprof profiles of its timed part.
+// Every network runs at each address family of -families (IPv4 and IPv6
+// by default; the many workload at those of -many-families too).
+// A child runs one workload on one network at one family (-child
+// -network savanna -workload bulk -mtu 1500 -family 6) and prints its
+// result as JSON; -cpuprofile and -memprofile write pprof profiles of
+// its timed part.
 package main
 
 import (
@@ -40,6 +43,8 @@ type options struct {
 	networks     string
 	workloads    string
 	mtus         string
+	families     string
+	manyFamilies string
 	profileDir   string
 	timeout      time.Duration
 
@@ -47,6 +52,7 @@ type options struct {
 	network    string
 	workload   string
 	mtu        int
+	family     int
 	port       int
 	cpuprofile string
 	memprofile string
@@ -66,12 +72,15 @@ func main() {
 	flag.StringVar(&o.networks, "networks", "savanna,gvisor,kernel", "networks to run")
 	flag.StringVar(&o.workloads, "workloads", "bulk,pingpong,setup,many", "workloads to run")
 	flag.StringVar(&o.mtus, "mtus", "1500,9000", "link MTUs for savanna and gvisor bulk (the other workloads use the first)")
+	flag.StringVar(&o.families, "families", "4,6", "address families to run (4, 6)")
+	flag.StringVar(&o.manyFamilies, "many-families", "4,6", "address families of the many workload (those of -families only)")
 	flag.StringVar(&o.profileDir, "profile-dir", "", "write a CPU and a heap profile of every child here")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "limit for one child")
 	flag.BoolVar(&o.child, "child", false, "run one workload on one network and print its result (internal)")
 	flag.StringVar(&o.network, "network", "savanna", "child: network")
 	flag.StringVar(&o.workload, "workload", "bulk", "child: workload")
 	flag.IntVar(&o.mtu, "mtu", 1500, "child: link MTU")
+	flag.IntVar(&o.family, "family", 4, "child and echo server: address family (4 or 6)")
 	flag.IntVar(&o.port, "port", 5001, "child: server port")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "child: write a CPU profile of the timed run")
 	flag.StringVar(&o.memprofile, "memprofile", "", "child: write a heap profile after the run")
@@ -85,7 +94,7 @@ func main() {
 	var err error
 	switch {
 	case o.echoServer != 0:
-		err = work.ServeEchoProcess(uint16(o.echoServer), o.msgSize, os.Stdin, os.Stdout)
+		err = work.ServeEchoProcess(o.family, uint16(o.echoServer), o.msgSize, os.Stdin, os.Stdout)
 	case o.child:
 		err = runChild(o)
 	default:
@@ -110,7 +119,7 @@ func runChild(o options) error {
 	if err != nil {
 		return err
 	}
-	n, err := netw.New(netw.Config{Name: o.network, MTU: o.mtu})
+	n, err := netw.New(netw.Config{Name: o.network, MTU: o.mtu, Family: o.family})
 	if err != nil {
 		return err
 	}
@@ -121,7 +130,7 @@ func runChild(o options) error {
 			return err
 		}
 		n = work.SplitKernel{Kernel: k, Command: func(port uint16, msg int) *exec.Cmd {
-			cmd := exec.Command(self, "-echo-server", strconv.Itoa(int(port)), "-msg", strconv.Itoa(msg))
+			cmd := exec.Command(self, "-echo-server", strconv.Itoa(int(port)), "-msg", strconv.Itoa(msg), "-family", strconv.Itoa(o.family))
 			cmd.Stderr = os.Stderr
 			return cmd
 		}}
@@ -186,11 +195,6 @@ func runChild(o options) error {
 	return json.NewEncoder(os.Stdout).Encode(res)
 }
 
-type cellKey struct {
-	workload, network string
-	mtu               int
-}
-
 func split(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
@@ -220,6 +224,14 @@ func runParent(o options) error {
 	if len(mtus) == 0 {
 		return fmt.Errorf("-mtus: no MTU given")
 	}
+	families, err := parseFamilies("-families", o.families)
+	if err != nil {
+		return err
+	}
+	manyFamilies, err := parseFamilies("-many-families", o.manyFamilies)
+	if err != nil {
+		return err
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -245,37 +257,52 @@ func runParent(o options) error {
 			if nw == "kernel" {
 				cellMTUs = mtus[:1]
 			}
+			cellFamilies := families
+			if wl == "many" {
+				cellFamilies = intersect(families, manyFamilies)
+			}
 			for _, m := range cellMTUs {
-				cell := &report.Cell{Workload: wl, Network: nw, MTU: m}
-				for r := 0; r < o.reps; r++ {
-					port++
-					args := []string{"-child", "-network", nw, "-workload", wl, "-mtu", strconv.Itoa(m),
-						"-port", strconv.Itoa(port), "-timeout", o.timeout.String()}
-					if o.quick {
-						args = append(args, "-quick")
-					}
-					if o.profileDir != "" {
-						base := filepath.Join(o.profileDir, fmt.Sprintf("%s-%s-%d-%d", wl, nw, m, r))
-						args = append(args, "-cpuprofile", base+".cpu.pprof", "-memprofile", base+".mem.pprof")
-					}
-					res, err := child(self, args, o.timeout+30*time.Second)
-					if err != nil {
-						cell.Failures = append(cell.Failures, err.Error())
-						fmt.Fprintf(os.Stderr, "%-8s %-7s mtu %-5d rep %d: FAILED: %v\n", wl, nw, m, r, err)
-						continue
-					}
-					if nw == "kernel" {
-						cell.MTU = res.MTU
-					}
-					cell.Runs = append(cell.Runs, res)
-					var figs []string
-					for _, mt := range res.Metrics {
-						figs = append(figs, fmt.Sprintf("%s %.4g %s", mt.Name, mt.Value, mt.Unit))
-					}
-					fmt.Fprintf(os.Stderr, "%-8s %-7s mtu %-5d rep %d: %s; drops %s\n", wl, nw, m, r, strings.Join(figs, ", "), res.Drops)
+				// The families' repetitions alternate (IPv4, IPv6, IPv4,
+				// ...), so that a change in the machine's load during
+				// the run falls on both alike.
+				cells := make([]*report.Cell, len(cellFamilies))
+				for i, fam := range cellFamilies {
+					cells[i] = &report.Cell{Workload: wl, Network: nw, MTU: m, Family: fam}
 				}
-				cell.Aggregate()
-				rep.Cells = append(rep.Cells, cell)
+				for r := 0; r < o.reps; r++ {
+					for i, fam := range cellFamilies {
+						cell := cells[i]
+						port++
+						args := []string{"-child", "-network", nw, "-workload", wl, "-mtu", strconv.Itoa(m),
+							"-family", strconv.Itoa(fam), "-port", strconv.Itoa(port), "-timeout", o.timeout.String()}
+						if o.quick {
+							args = append(args, "-quick")
+						}
+						if o.profileDir != "" {
+							base := filepath.Join(o.profileDir, fmt.Sprintf("%s-%s-%d-ipv%d-%d", wl, nw, m, fam, r))
+							args = append(args, "-cpuprofile", base+".cpu.pprof", "-memprofile", base+".mem.pprof")
+						}
+						res, err := child(self, args, o.timeout+30*time.Second)
+						if err != nil {
+							cell.Failures = append(cell.Failures, err.Error())
+							fmt.Fprintf(os.Stderr, "%-8s %-7s mtu %-5d ipv%d rep %d: FAILED: %v\n", wl, nw, m, fam, r, err)
+							continue
+						}
+						if nw == "kernel" {
+							cell.MTU = res.MTU
+						}
+						cell.Runs = append(cell.Runs, res)
+						var figs []string
+						for _, mt := range res.Metrics {
+							figs = append(figs, fmt.Sprintf("%s %.4g %s", mt.Name, mt.Value, mt.Unit))
+						}
+						fmt.Fprintf(os.Stderr, "%-8s %-7s mtu %-5d ipv%d rep %d: %s; drops %s\n", wl, nw, m, fam, r, strings.Join(figs, ", "), res.Drops)
+					}
+				}
+				for _, cell := range cells {
+					cell.Aggregate()
+					rep.Cells = append(rep.Cells, cell)
+				}
 			}
 		}
 	}
@@ -327,6 +354,36 @@ func child(self string, args []string, limit time.Duration) (work.Result, error)
 	return res, nil
 }
 
+// parseFamilies parses a comma-separated list of address families.
+func parseFamilies(flagName, s string) ([]int, error) {
+	var out []int
+	for _, f := range split(s) {
+		v, err := strconv.Atoi(f)
+		if err != nil || (v != 4 && v != 6) {
+			return nil, fmt.Errorf("%s: %q is not an address family (want 4 or 6)", flagName, f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no address family given", flagName)
+	}
+	return out, nil
+}
+
+// intersect keeps the families of a that b lists too, in a's order.
+func intersect(a, b []int) []int {
+	var out []int
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				out = append(out, x)
+				break
+			}
+		}
+	}
+	return out
+}
+
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	if len(lines) > n {
@@ -362,7 +419,7 @@ func busy(load string, limit float64) bool {
 func environment(o options) report.Env {
 	e := report.Env{Date: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
 		Modules: map[string]string{}, Cores: runtime.NumCPU(), GOMAXPROCS: 2,
-		LoadBefore: loadavg(), Quick: o.quick, Reps: o.reps, Params: params(o.quick)}
+		LoadBefore: loadavg(), Quick: o.quick, Reps: o.reps, Params: params(o.quick), Families: o.families, ManyFamilies: o.manyFamilies}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
 			switch d.Path {
