@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -240,22 +241,25 @@ func (p *proc) newSock(fam int) (*sock, unix.Errno) {
 	return k, 0
 }
 
+// takeSlot takes slot i off the free list; false when it is taken.
+// The caller holds p.mu.
+func (p *proc) takeSlot(i int) bool {
+	at := slices.Index(p.free, i)
+	if at < 0 {
+		return false
+	}
+	p.free = slices.Delete(p.free, at, at+1)
+	return true
+}
+
 // adoptListener puts listener l in slot i (a forked child's copy of its
 // parent's slot i); nil when the slot is taken or l closed.
 func (p *proc) adoptListener(i int, l *listener) *sock {
 	p.mu.Lock()
-	at := -1
-	for j, f := range p.free {
-		if f == i {
-			at = j
-			break
-		}
-	}
-	if at < 0 {
+	if !p.takeSlot(i) {
 		p.mu.Unlock()
 		return nil
 	}
-	p.free = append(p.free[:at], p.free[at+1:]...)
 	k := p.initSock(i)
 	k.lst, k.port, k.addr, k.fam, k.takes, k.v6only = l, l.port, l.addr, l.fam, l.takes, l.v6only
 	k.setLocal(l.addr, l.port)
@@ -278,19 +282,11 @@ func (p *proc) adoptListener(i int, l *listener) *sock {
 // of its parent's slot i); false when the slot is taken or sh closed.
 func (p *proc) adoptConn(i int, sh *shared) bool {
 	p.mu.Lock()
-	at := -1
-	for j, f := range p.free {
-		if f == i {
-			at = j
-			break
-		}
-	}
-	if at < 0 {
+	if !p.takeSlot(i) {
 		p.mu.Unlock()
 		sh.release()
 		return false
 	}
-	p.free = append(p.free[:at], p.free[at+1:]...)
 	k := p.initSock(i)
 	k.fam = sh.fam
 	c := sh.c

@@ -24,27 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failed;
-
-static long show(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s = -1 %s\n", what, strerrorname_np(errno));
-	else
-		printf("%s = %ld\n", what, r);
-	fflush(stdout);
-	return r;
-}
-
-static void expect(const char *what, long r, long want, int want_errno)
-{
-	int e = errno;
-	show(what, r);
-	if (r != want || (r < 0 && e != want_errno)) {
-		printf("FAIL %s: want %ld %s\n", what, want, want_errno ? strerrorname_np(want_errno) : "");
-		failed = 1;
-	}
-}
+#include "trace.h"
 
 /* name prints an address's family, length and whether it is IPv4-mapped
  * (the address itself differs between loopback and Savanna's). */
