@@ -69,7 +69,7 @@ func tcpAddrOf(a net.Addr, is4 bool) netip.AddrPort {
 var _ = Describe("gonet over IPv6 (tcp6) in real time", func() {
 	It("echoes 4 MiB over tcp6 between two stacks, with *net.TCPAddr addresses of the IPv6 family", func() {
 		w := newWire6(1, 1)
-		ln, err := gonet.ListenNetwork(w.b, "tcp6", ":7")
+		ln, err := gonet.ListenConfig{}.Listen(w.b, "tcp6", ":7")
 		Expect(err).NotTo(HaveOccurred())
 		defer ln.Close()
 		Expect(tcpAddrOf(ln.Addr(), false)).To(Equal(netip.MustParseAddrPort("[::]:7")))
@@ -153,10 +153,10 @@ var _ = Describe("gonet over IPv6 (tcp6) in real time", func() {
 
 	It("honours tcp4 and tcp6: a V6ONLY listener refuses IPv4, an IPv4 listener refuses IPv6 (RST, ECONNREFUSED)", func() {
 		w := newWire6(1, 1)
-		l6, err := gonet.ListenNetwork(w.b, "tcp6", ":9")
+		l6, err := gonet.ListenConfig{}.Listen(w.b, "tcp6", ":9")
 		Expect(err).NotTo(HaveOccurred())
 		defer l6.Close()
-		l4, err := gonet.ListenNetwork(w.b, "tcp4", ":10")
+		l4, err := gonet.ListenConfig{}.Listen(w.b, "tcp4", ":10")
 		Expect(err).NotTo(HaveOccurred())
 		defer l4.Close()
 		Expect(tcpAddrOf(l4.Addr(), true)).To(Equal(netip.MustParseAddrPort("0.0.0.0:10")))
@@ -206,20 +206,20 @@ var _ = Describe("gonet over IPv6 (tcp6) in real time", func() {
 		addrErr(err, "no suitable address")
 		_, err = d.DialContext(dialCtx(), "tcp6", "10.9.0.2:7")
 		addrErr(err, "no suitable address")
-		_, err = gonet.ListenNetwork(w.b, "tcp4", "[fd09::2]:7")
+		_, err = gonet.ListenConfig{}.Listen(w.b, "tcp4", "[fd09::2]:7")
 		addrErr(err, "no suitable address")
-		_, err = gonet.ListenNetwork(w.b, "tcp6", "10.9.0.2:7")
+		_, err = gonet.ListenConfig{}.Listen(w.b, "tcp6", "10.9.0.2:7")
 		addrErr(err, "no suitable address")
-		_, err = gonet.ListenNetwork(w.b, "tcp", "example.com:7")
+		_, err = gonet.ListenConfig{}.Listen(w.b, "tcp", "example.com:7")
 		addrErr(err, "no resolver")
 
-		_, err = gonet.ListenNetwork(v4.B, "tcp6", ":7")
+		_, err = gonet.ListenConfig{}.Listen(v4.B, "tcp6", ":7")
 		Expect(errors.Is(err, syscall.EAFNOSUPPORT)).To(BeTrue(), "%v", err)
 		_, err = gonet.Dial(dialCtx(), v4.A, "[fd09::2]:7")
 		Expect(errors.Is(err, syscall.ENETUNREACH)).To(BeTrue(), "%v", err)
-		_, err = gonet.ListenNetwork(w.b, "tcp6", "[fd09::99]:7")
+		_, err = gonet.ListenConfig{}.Listen(w.b, "tcp6", "[fd09::99]:7")
 		Expect(errors.Is(err, syscall.EADDRNOTAVAIL)).To(BeTrue(), "%v", err)
-		_, err = gonet.ListenNetwork(w.b, "udp", ":7")
+		_, err = gonet.ListenConfig{}.Listen(w.b, "udp", ":7")
 		var une net.UnknownNetworkError
 		Expect(errors.As(err, &une)).To(BeTrue(), "%v", err)
 		_, err = d.DialContext(dialCtx(), "tcp7", "[fd09::2]:7")

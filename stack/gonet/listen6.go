@@ -44,11 +44,6 @@ func (lc ListenConfig) Listen(r *rt.Runtime, network, address string) (*Listener
 	return listen(r, spec, lc.Backlog, lc.Options)
 }
 
-// ListenNetwork is ListenConfig{}.Listen.
-func ListenNetwork(r *rt.Runtime, network, address string) (*Listener, error) {
-	return ListenConfig{}.Listen(r, network, address)
-}
-
 // listenSpec is what a listener binds on every lcore and reports.
 type listenSpec struct {
 	ip     tcp.IP
