@@ -98,8 +98,7 @@ func New(cfg Config) (*Collector, error) {
 	// scheme as iface.Stats': savanna_iface_ipv6_*, _icmpv6_*, _ndp_*,
 	// _pmtu_*, per lcore; their JSON names differ from iface.Stats' (ip,
 	// icmp), so the two never share a name. Output failures (ipv6_out)
-	// become _ipv6_tx_*, as IPv4's are _tx_*: "ipv6_out" would make
-	// ipv6_out.requests and ipv6.out_requests one name. ND's
+	// become _ipv6_tx_*, as IPv4's are _tx_*. ND's
 	// rx_solicits_not_for_us becomes rx_solicits_not_ours (promlint reads
 	// "_us_" as microseconds; ipv6_out's rx_not_ours is the same idea).
 	if c.ifc6, err = derive(reflect.TypeFor[iface.Stats6](), shape{prefix: "savanna_iface", what: "iface.Stats6", labels: lc,

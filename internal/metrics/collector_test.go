@@ -186,8 +186,8 @@ var _ = Describe("the stack's Prometheus collector", func() {
 		s.echoTo("[fd00::2]:7", 3000)
 		fs := s.families()
 		for _, n := range jsonNames(reflect.TypeFor[iface.Stats6]()) {
-			// ipv6_out is exported as ipv6_tx: its requests would
-			// otherwise collide with ipv6's out_requests.
+			// ipv6_out is exported as ipv6_tx, as IPv4's output
+			// failures are tx.
 			n = strings.Replace(n, "ipv6_out.", "ipv6_tx.", 1)
 			// and "_us_" would read as microseconds to promlint.
 			n = strings.Replace(n, "ndp.rx_solicits_not_for_us", "ndp.rx_solicits_not_ours", 1)

@@ -30,8 +30,9 @@ type Stats struct {
 	// clear, processed in isolation (RFC 6946 section 4).
 	InAtomicFragments uint64 `json:"in_atomic_fragments"`
 
-	// OutRequests: packets the upper layers asked IPv6 to send.
-	OutRequests uint64 `json:"out_requests"`
+	// The packets the upper layers ask IPv6 to send are counted where
+	// they are sent, in stack/iface's Out6Stats.Requests (ipv6_out).
+
 	// OutFragReqds: packets that needed fragmenting.
 	OutFragReqds uint64 `json:"out_frag_reqds"`
 	// OutFragOKs: packets fragmented.
