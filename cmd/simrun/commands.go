@@ -225,20 +225,7 @@ func signalName(sig os.Signal) string {
 func execute(s *scenario.Scenario, f runFlags, signals <-chan os.Signal, release func(), stdout, stderr io.Writer) int {
 	started := time.Now()
 	opts := rig.Options{Out: f.out, Seed: f.seed}
-	opts.Stop = func() string {
-		select {
-		case sig := <-signals:
-			if release != nil {
-				release()
-			}
-			return "stopped by " + signalName(sig)
-		default:
-		}
-		if f.maxWall > 0 && time.Since(started) >= f.maxWall {
-			return fmt.Sprintf("stopped by --max-wall %v", f.maxWall)
-		}
-		return ""
-	}
+	opts.Stop = stopper(f, started, signals, release)
 	var span time.Duration
 	for _, v := range s.Variants {
 		span += rig.Span(v)
@@ -445,4 +432,23 @@ func cmdTopo(args []string, stdout, stderr io.Writer) int {
 func cmdVersion(stdout io.Writer) int {
 	fmt.Fprintf(stdout, "savanna %s (scenario format %d)\n", version.Version, scenario.FormatVersion)
 	return 0
+}
+
+// stopper is a run's Stop check: the first signal (release is called on
+// it) or --max-wall past started ends the run, with the reason.
+func stopper(f runFlags, started time.Time, signals <-chan os.Signal, release func()) func() string {
+	return func() string {
+		select {
+		case sig := <-signals:
+			if release != nil {
+				release()
+			}
+			return "stopped by " + signalName(sig)
+		default:
+		}
+		if f.maxWall > 0 && time.Since(started) >= f.maxWall {
+			return fmt.Sprintf("stopped by --max-wall %v", f.maxWall)
+		}
+		return ""
+	}
 }

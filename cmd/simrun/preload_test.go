@@ -44,6 +44,26 @@ func inNS(ctx context.Context, ns string, env []string, name string, args ...str
 	return out.String(), errOut.String(), err
 }
 
+// serverAndClient runs server (with srvEnv) and then client in namespace
+// ns at once, within timeout, and returns what each printed; either
+// failing fails the spec with its output.
+func serverAndClient(ns string, timeout time.Duration, srvEnv, server, client []string) (string, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var srv, srvErr string
+	var sErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv, srvErr, sErr = inNS(ctx, ns, srvEnv, server[0], server[1:]...)
+	}()
+	cli, cliErr, cErr := inNS(ctx, ns, nil, client[0], client[1:]...)
+	<-done
+	Expect(sErr).NotTo(HaveOccurred(), "server: %s\n%s", srv, srvErr)
+	Expect(cErr).NotTo(HaveOccurred(), "client: %s\n%s", cli, cliErr)
+	return srv, cli
+}
+
 var _ = Describe("simrun serve --preload", Label("live"), func() {
 	It("serves echotrace's server preloaded on the TAP stack to a Linux client, with the traces of an all-Linux run; statistics per process and socket at exit", func() {
 		if _, err := exec.LookPath("gcc"); err != nil {
@@ -55,20 +75,7 @@ var _ = Describe("simrun serve --preload", Label("live"), func() {
 		s := liveServe([]string{"--preload", sock, "--ctl", "none"})
 		bin := filepath.Join(dir, "echotrace")
 		both := func(srvEnv []string, ip string) (string, string) {
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			var srv, srvErr string
-			var sErr error
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				srv, srvErr, sErr = inNS(ctx, s.NS, srvEnv, bin, "server", "17711")
-			}()
-			cli, cliErr, cErr := inNS(ctx, s.NS, nil, bin, "client", ip, "17711")
-			<-done
-			Expect(sErr).NotTo(HaveOccurred(), "server: %s\n%s", srv, srvErr)
-			Expect(cErr).NotTo(HaveOccurred(), "client: %s\n%s", cli, cliErr)
-			return srv, cli
+			return serverAndClient(s.NS, 60*time.Second, srvEnv, []string{bin, "server", "17711"}, []string{bin, "client", ip, "17711"})
 		}
 		linuxSrv, linuxCli := both(nil, "127.0.0.1")
 		svSrv, svCli := both([]string{"LD_PRELOAD=" + filepath.Join(dir, "libsavanna_preload.so"), "SAVANNA_STACK=" + sock}, "10.77.0.2")
@@ -165,20 +172,7 @@ var _ = Describe("forked workers on simrun serve --preload", Label("live"), func
 		s := liveServe([]string{"--preload", sock, "--ctl", "none"})
 		bin := filepath.Join(dir, "forktrace")
 		both := func(server []string, ip string) (string, string) {
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			var srv, srvErr string
-			var sErr error
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				srv, srvErr, sErr = inNS(ctx, s.NS, nil, server[0], server[1:]...)
-			}()
-			cli, cliErr, cErr := inNS(ctx, s.NS, nil, bin, "client", ip, "17725", "64")
-			<-done
-			Expect(sErr).NotTo(HaveOccurred(), "server: %s\n%s", srv, srvErr)
-			Expect(cErr).NotTo(HaveOccurred(), "client: %s\n%s", cli, cliErr)
-			return srv, cli
+			return serverAndClient(s.NS, 90*time.Second, nil, server, []string{bin, "client", ip, "17725", "64"})
 		}
 		linuxSrv, linuxCli := both([]string{bin, "server", "shared", "17725", "64"}, "127.0.0.1")
 		Expect(linuxSrv).To(HaveSuffix("server ok\n"))
@@ -201,20 +195,7 @@ var _ = Describe("an AF_INET6 program on simrun serve --preload with an IPv6 add
 			"--preload", sock, "--ctl", "none")
 		bin := filepath.Join(dir, "sixtrace")
 		both := func(server []string, ip4, ip6 string) (string, string) {
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			var srv, srvErr string
-			var sErr error
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				srv, srvErr, sErr = inNS(ctx, s.NS, nil, server[0], server[1:]...)
-			}()
-			cli, cliErr, cErr := inNS(ctx, s.NS, nil, bin, "client", ip4, ip6, "17751")
-			<-done
-			Expect(sErr).NotTo(HaveOccurred(), "server: %s\n%s", srv, srvErr)
-			Expect(cErr).NotTo(HaveOccurred(), "client: %s\n%s", cli, cliErr)
-			return srv, cli
+			return serverAndClient(s.NS, 60*time.Second, nil, server, []string{bin, "client", ip4, ip6, "17751"})
 		}
 		linuxSrv, linuxCli := both([]string{bin, "server", "17751"}, "127.0.0.1", "::1")
 		Expect(linuxSrv).To(HaveSuffix("server done\n"))

@@ -81,20 +81,7 @@ func executeSweep(s *scenario.Scenario, f runFlags, sf sweepFlags, signals <-cha
 	total := len(rig.ShardPoints(len(s.Sweep().Points(f.seed)), shard.I, shard.N))
 	done := 0
 	opts := rig.SweepOptions{Seed: f.seed, Shard: shard.I, Shards: shard.N, Jobs: *sf.jobs}
-	opts.Stop = func() string {
-		select {
-		case sig := <-signals:
-			if release != nil {
-				release()
-			}
-			return "stopped by " + signalName(sig)
-		default:
-		}
-		if f.maxWall > 0 && time.Since(started) >= f.maxWall {
-			return fmt.Sprintf("stopped by --max-wall %v", f.maxWall)
-		}
-		return ""
-	}
+	opts.Stop = stopper(f, started, signals, release)
 	opts.Done = func(p *report.SweepPoint) error {
 		done++
 		if f.progress || isTerminal(stderr) {
