@@ -19,6 +19,7 @@ import (
 )
 
 const execUsage = `Usage: simrun exec [--stack SOCKET [--preload-lib DIR] [--zlib]] [--dropin DIR] [--qat SOCKET | --sw] [--stats] [--stats-file FILE] -- PROGRAM [ARGS...]
+       simrun exec --stack SOCKET --stack-stats [--json]
 
 Runs PROGRAM on Savanna's libz.so.1 drop-in (docs/zlib-dropin.md): its
 deflate streams go to Savanna's zlib shim, on a simulated QAT device in
@@ -34,6 +35,9 @@ drop-in flag is given (--zlib, --dropin, --qat, --sw, --stats,
 --stats-file): both at once is Tengine on Gazelle with QAT.
 
   --stack SOCKET     run PROGRAM on the stack process at SOCKET
+  --stack-stats      with --stack and no PROGRAM, print the stack
+                     process's statistics now (per process and per
+                     socket, open ones too; --json: as JSON) and exit
   --preload-lib DIR  use the preload library built in DIR
                      (libsavanna_preload.so) instead of building
                      preload/out from this checkout when it is stale
@@ -68,11 +72,16 @@ func cmdExec(args []string, stdout, stderr io.Writer) int {
 	stack := fset.String("stack", "", "stack process socket (simrun serve --preload SOCKET)")
 	preloadLib := fset.String("preload-lib", "", "folder of a built preload library")
 	zlib := fset.Bool("zlib", false, "with --stack, also the zlib drop-in")
+	stackStats := fset.Bool("stack-stats", false, "with --stack: print the stack process's statistics now")
+	asJSON := fset.Bool("json", false, "with --stack-stats: as JSON")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
+	}
+	if *stackStats || *asJSON {
+		return printStackStats(*stack, *stackStats, *asJSON, len(fset.Args()) > 0, stdout, stderr)
 	}
 	useZlib := *stack == ""
 	fset.Visit(func(f *flag.Flag) {

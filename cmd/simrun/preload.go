@@ -139,3 +139,32 @@ func preloadEnv(base []string, lib, sock string) []string {
 	}
 	return append(env, "LD_PRELOAD="+pre, "SAVANNA_STACK="+sock)
 }
+
+// printStackStats is exec --stack SOCKET --stack-stats: the statistics
+// of the running stack process at sock (docs/preload.md), as serve prints
+// them at exit, with the sockets still open marked open=true.
+func printStackStats(sock string, stats, asJSON, prog bool, stdout, stderr io.Writer) int {
+	switch {
+	case !stats:
+		fmt.Fprintln(stderr, "simrun exec: --json goes with --stack-stats")
+		return 2
+	case sock == "":
+		fmt.Fprintln(stderr, "simrun exec: --stack-stats goes with --stack SOCKET")
+		return 2
+	case prog:
+		fmt.Fprintln(stderr, "simrun exec: --stack-stats runs no program")
+		return 2
+	}
+	st, err := stackproc.RequestStats(sock)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun exec: --stack-stats: %v\n", err)
+		return 1
+	}
+	if asJSON {
+		b, _ := json.Marshal(map[string]any{"preload": st})
+		fmt.Fprintf(stdout, "%s\n", b)
+		return 0
+	}
+	fmt.Fprint(stdout, stackproc.FormatStats(st))
+	return 0
+}

@@ -24,7 +24,7 @@ func StartServeInNamespaceAfter(ns, bin string, ready time.Duration, before func
 	if out, err := Run(10*time.Second, "ip", "netns", "add", ns); err != nil {
 		Skip(fmt.Sprintf("ip netns add failed (%v): %s", err, out))
 	}
-	DeferCleanup(func() { _, _ = Run(10*time.Second, "ip", "netns", "del", ns) })
+	DeferCleanup(func() { DeleteNetns(ns) })
 	out, err := Run(10*time.Second, "ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
 	Expect(err).NotTo(HaveOccurred(), out)
 	if before != nil {

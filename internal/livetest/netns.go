@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -127,4 +128,20 @@ func (p *Proc) Stop() error {
 	})
 	p.cancel()
 	return p.err
+}
+
+// DeleteNetns kills, by PID, every process still in the network
+// namespace ns (`ip netns pids`), then deletes it. A spec's namespace
+// holds only what the spec started, so this stops only those: a daemon
+// whose master was killed leaves workers behind (nginx's, when a spec
+// fails before `nginx -s quit`), and a worker whose stack process is gone
+// may spin on its errors for the rest of the suite.
+func DeleteNetns(ns string) {
+	out, _ := Run(10*time.Second, "ip", "netns", "pids", ns)
+	for _, f := range strings.Fields(out) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	_, _ = Run(10*time.Second, "ip", "netns", "del", ns)
 }

@@ -113,7 +113,7 @@ const (
 // CallNames are the app's call counters by id (enum sv_call).
 var CallNames = [...]string{"socket", "bind", "listen", "accept", "connect", "read", "write", "close",
 	"shutdown", "setsockopt", "getsockopt", "name", "fcntl", "ioctl", "poll", "other",
-	"dup", "sendmsg", "recvmsg", "sendfile"}
+	"dup", "sendmsg", "recvmsg", "sendfile", "sendmmsg", "recvmmsg", "splice"}
 
 // Geometry is a memfd's shape.
 type Geometry struct {

@@ -360,20 +360,7 @@ func (p *proc) teardown() {
 	}
 	p.wg.Wait()
 	p.mu.Lock()
-	for i := range CallNames {
-		if n := p.mem.Counter(i, false); n != 0 {
-			if p.st.Calls == nil {
-				p.st.Calls = map[string]uint64{}
-			}
-			p.st.Calls[CallNames[i]] = n
-		}
-		if n := p.mem.Counter(i, true); n != 0 {
-			if p.st.Refused == nil {
-				p.st.Refused = map[string]uint64{}
-			}
-			p.st.Refused[CallNames[i]] = n
-		}
-	}
+	p.st.Calls, p.st.Refused = p.callCounts()
 	p.st.Exited = true
 	p.mem.close()
 	p.mu.Unlock()

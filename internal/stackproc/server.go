@@ -83,6 +83,9 @@ type ServerCounters struct {
 	ReuseportSpread  uint64 `json:"reuseport_spread,omitempty"`
 	ExclusiveWakes   uint64 `json:"exclusive_wakes,omitempty"`
 	ExclusiveSkipped uint64 `json:"exclusive_skipped,omitempty"`
+	// StatsRequests counts statistics asked for while serving
+	// (RequestStats; simrun exec --stack-stats).
+	StatsRequests uint64 `json:"stats_requests,omitempty"`
 }
 
 // NewServer returns a server for cfg.Runtime.
@@ -199,7 +202,10 @@ func (s *Server) hello(c *net.UnixConn) {
 		s.badHello(c, unix.EPROTO, "pid %d: hello: %v", pid, err)
 		return
 	}
-	if m, v := binary.LittleEndian.Uint32(b[0:]), binary.LittleEndian.Uint32(b[4:]); m != Magic || v != Version {
+	if m, v := binary.LittleEndian.Uint32(b[0:]), binary.LittleEndian.Uint32(b[4:]); m == StatsMagic && v == Version {
+		s.serveStats(c)
+		return
+	} else if m != Magic || v != Version {
 		s.badHello(c, unix.EPROTONOSUPPORT, "pid %d: hello magic %#x version %d, want %#x version %d", pid, m, v, Magic, Version)
 		return
 	}
@@ -454,6 +460,15 @@ func FormatStats(st Stats) string {
 	var b strings.Builder
 	c := st.Server
 	fmt.Fprintf(&b, "preload: connections=%d processes=%d bad_hellos=%d", c.Connections, c.Processes, c.BadHellos)
+	if c.ReuseportSpread != 0 || c.ExclusiveWakes != 0 || c.ExclusiveSkipped != 0 {
+		fmt.Fprintf(&b, " reuseport_spread=%d exclusive_wakes=%d exclusive_skipped=%d", c.ReuseportSpread, c.ExclusiveWakes, c.ExclusiveSkipped)
+	}
+	if c.ForkUnknown != 0 {
+		fmt.Fprintf(&b, " fork_unknown=%d", c.ForkUnknown)
+	}
+	if c.StatsRequests != 0 {
+		fmt.Fprintf(&b, " stats_requests=%d", c.StatsRequests)
+	}
 	if c.Forks != 0 {
 		fmt.Fprintf(&b, " forks=%d fork_children=%d forks_expired=%d inherited=%d inherited_conns=%d handovers=%d handover_bytes=%d",
 			c.Forks, c.ForkChildren, c.ForksExpired, c.Inherited, c.InheritedConns, c.Handovers, c.HandoverBytes)

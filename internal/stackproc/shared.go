@@ -38,6 +38,9 @@ type shared struct {
 	flags   uint32  // EOF, ERR, WDONE carried over
 	err     int32
 	closed  bool
+	// leavers are detached holders whose side writers still send what
+	// they wrote; they stay mapped until they leave this list.
+	leavers []*sock
 }
 
 // share makes k's connection shareable (once, before its first fork) and
@@ -91,6 +94,7 @@ func (sh *shared) adopt(k *sock) bool {
 	k.sh.Store(sh)
 	if sh.active != nil {
 		sh.others = append(sh.others, k)
+		k.startSideWriter(sh.c) // under sh.mu: no handover activates k before it runs
 		sh.mu.Unlock()
 		return true
 	}
@@ -117,6 +121,9 @@ func (sh *shared) detach(k *sock) bool {
 			sh.others = append(sh.others[:i], sh.others[i+1:]...)
 			break
 		}
+	}
+	if k.sideDone != nil {
+		sh.leavers = append(sh.leavers, k)
 	}
 	if sh.active == nil && len(sh.others) == 0 && sh.pending == 0 && !sh.closed {
 		sh.closed = true
@@ -207,6 +214,7 @@ func (k *sock) activate(c *gonet.Conn, data []byte, fl uint32, err int32) bool {
 	p.wg.Add(1)
 	defer p.wg.Done()
 	p.mu.Unlock()
+	k.stopSideWriter() // the writer below goes on from the same send ring
 	for len(data) > 0 {
 		n := k.rx.Write(data) // an empty ring of the same size: it fits
 		if n == 0 {

@@ -45,6 +45,14 @@ type sock struct {
 	closeOnce      sync.Once
 	shutReq        atomic.Bool
 	readerDone     chan struct{}
+	// sideStop and sideDone run a holder's side writer (sidewriter.go):
+	// a shared connection's holder that is not the active one still
+	// sends what it writes. Nil without one.
+	sideStop, sideDone chan struct{}
+	// txMu makes taking bytes off tx one consumer's act when both the
+	// side writer and the active holder's writer (flushSides) may take
+	// them.
+	txMu sync.Mutex
 
 	st SockStats // under p.mu once the socket's goroutines run
 }
@@ -257,8 +265,13 @@ func (k *sock) close() {
 		k.p.freeSock(k)
 	case (st == stConnected || st == stClosing) && k.sh.Load() != nil && k.sh.Load().detach(k):
 		// A holder of a shared connection waiting for its turn: its
-		// copy goes, the connection stays with the others.
+		// copy goes, the connection stays with the others. Its side
+		// writer sends what it wrote first, then frees the slot.
 		k.setState(stClosing)
+		if k.sideDone != nil {
+			k.kick(k.txKick)
+			return
+		}
 		k.p.freeSock(k)
 	case st == stConnected || st == stClosing:
 		k.setState(stClosing)
@@ -351,7 +364,11 @@ func (k *sock) writer(c *gonet.Conn) {
 			k.tx.Consume(len(b)) // the app was told (EPIPE) or will be
 			continue
 		case len(b) > 0:
-			n, err := c.Write(b)
+			// The other holders' bytes go first (flushSides).
+			n, err := 0, k.flushSides(c)
+			if err == nil {
+				n, err = c.Write(b)
+			}
 			if n > 0 {
 				k.tx.Consume(n)
 				k.p.mu.Lock()
@@ -375,6 +392,9 @@ func (k *sock) writer(c *gonet.Conn) {
 			k.p.mem.u32(k.off + sFlags).Or(fWDone)
 			_ = c.CloseWrite()
 			k.p.notify(k.slot)
+			if sh := k.sh.Load(); sh != nil {
+				sh.wdone(k) // the forked children's copies too
+			}
 		}
 		if closing() {
 			break

@@ -262,6 +262,35 @@ var _ = Describe("the stack process", func() {
 		Expect(f.slotU32(int(s2), sRPort)).To(BeEquivalentTo(7100))
 	})
 
+	It("answers a statistics request while a process runs: its open sockets, its calls and refusals so far", func() {
+		f, err := dialFake(path)
+		Expect(err).NotTo(HaveOccurred())
+		defer f.close()
+		slot, _, _, _ := f.call(opSocket, -1, 0, [4]byte{}, 0)
+		_, errno, _, _ := f.call(opListen, int(slot), 8, [4]byte{}, 0)
+		Expect(errno).To(BeZero())
+		f.m.u64(hCounters + 5*16).Store(4)      // read: 4 calls
+		f.m.u64(hCounters + 21*16 + 8).Store(2) // recvmmsg: 2 refused
+		st, err := RequestStats(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.Server.StatsRequests).To(BeEquivalentTo(1))
+		var me *ProcStats
+		for i := range st.Processes {
+			if !st.Processes[i].Exited {
+				me = &st.Processes[i]
+			}
+		}
+		Expect(me).NotTo(BeNil(), "the running process")
+		Expect(me.Calls).To(HaveKeyWithValue("read", uint64(4)))
+		Expect(me.Refused).To(HaveKeyWithValue("recvmmsg", uint64(2)), "refusals of a running process")
+		Expect(me.Sockets).To(ContainElement(And(HaveField("Kind", "listen"), HaveField("Open", true))))
+		text := FormatStats(st)
+		Expect(text).To(MatchRegexp(`preload socket pid=\d+ slot=\d+ kind=listen local=0\.0\.0\.0:\d+ .* open=true\n`))
+		Expect(text).To(ContainSubstring("stats_requests=1"))
+		_, err = RequestStats(path + ".none")
+		Expect(err).To(MatchError(ContainSubstring(".none")))
+	})
+
 	It("shares a port among SO_REUSEPORT listeners only, spreads connections over them, and frees it with the last", func() {
 		f, err := dialFake(path)
 		Expect(err).NotTo(HaveOccurred())

@@ -50,6 +50,10 @@ type SockStats struct {
 	Accepts       uint64 `json:"accepts,omitempty"`
 	RxRingFull    uint64 `json:"rx_ring_full,omitempty"`
 	End           string `json:"end,omitempty"`
+	// Open says the socket was still open when the statistics were
+	// taken (a process still connected); its bytes are not yet in its
+	// process's RxBytes and TxBytes.
+	Open bool `json:"open,omitempty"`
 }
 
 func (p *proc) stats() ProcStats {
@@ -58,16 +62,36 @@ func (p *proc) stats() ProcStats {
 	st := p.st
 	st.Sockets = append([]SockStats(nil), p.st.Sockets...)
 	if !st.Exited && p.mem.b != nil {
-		for i := range CallNames {
-			if n := p.mem.Counter(i, false); n != 0 {
-				if st.Calls == nil {
-					st.Calls = map[string]uint64{}
-				}
-				st.Calls[CallNames[i]] = n
+		st.Calls, st.Refused = p.callCounts()
+		for _, k := range p.socks {
+			if k != nil && k.st.Kind != "" {
+				ks := k.st
+				ks.Open = true
+				st.Sockets = append(st.Sockets, ks)
 			}
 		}
 	}
 	return st
+}
+
+// callCounts reads the app library's counters per call, and those it
+// refused, from the memfd's header; under p.mu, with the memfd mapped.
+func (p *proc) callCounts() (calls, refused map[string]uint64) {
+	for i := range CallNames {
+		if n := p.mem.Counter(i, false); n != 0 {
+			if calls == nil {
+				calls = map[string]uint64{}
+			}
+			calls[CallNames[i]] = n
+		}
+		if n := p.mem.Counter(i, true); n != 0 {
+			if refused == nil {
+				refused = map[string]uint64{}
+			}
+			refused[CallNames[i]] = n
+		}
+	}
+	return calls, refused
 }
 
 func kv(m map[string]uint64) string {
@@ -111,6 +135,10 @@ func (p ProcStats) line() string {
 }
 
 func (k SockStats) line(pid int) string {
-	return fmt.Sprintf("preload socket pid=%d slot=%d kind=%s local=%s remote=%s rx_bytes=%d tx_bytes=%d accepts=%d rx_ring_full=%d end=%s\n",
-		pid, k.Slot, k.Kind, k.Local, k.Remote, k.RxBytes, k.TxBytes, k.Accepts, k.RxRingFull, k.End)
+	open := ""
+	if k.Open {
+		open = " open=true"
+	}
+	return fmt.Sprintf("preload socket pid=%d slot=%d kind=%s local=%s remote=%s rx_bytes=%d tx_bytes=%d accepts=%d rx_ring_full=%d end=%s%s\n",
+		pid, k.Slot, k.Kind, k.Local, k.Remote, k.RxBytes, k.TxBytes, k.Accepts, k.RxRingFull, k.End, open)
 }

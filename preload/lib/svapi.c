@@ -20,6 +20,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+
 /* own returns fd's entry if it is a socket of the stack this process
  * may use: NULL for a descriptor of libc's; an inherited one (a forked
  * child's copy of its parent's socket) fails with ENOTCONN. */
@@ -270,7 +271,7 @@ static size_t rx(int slot, uint8_t *dst, size_t n, int peek)
 	return got;
 }
 
-static ssize_t do_recv(struct sv_fd *f, const struct iovec *iov, int iovcnt, int fl)
+ssize_t sv_do_recv(struct sv_fd *f, const struct iovec *iov, int iovcnt, int fl)
 {
 	if (fl & ~(MSG_PEEK | MSG_DONTWAIT | MSG_WAITALL | MSG_NOSIGNAL | MSG_CMSG_CLOEXEC))
 		return refuse(SV_C_READ, EOPNOTSUPP);
@@ -318,7 +319,7 @@ static ssize_t do_recv(struct sv_fd *f, const struct iovec *iov, int iovcnt, int
 		if (nonblock) {
 			if (total)
 				return (ssize_t)total;
-			errno = EAGAIN;
+			errno = sv_gone() ? ENETDOWN : EAGAIN;
 			return -1;
 		}
 		if (sv_wait(slot, readable, -1) < 0)
@@ -330,7 +331,7 @@ static ssize_t recv1(struct sv_fd *f, void *buf, size_t n, int fl)
 {
 	struct iovec v = {buf, n};
 	sv_count(SV_C_READ, 0);
-	return do_recv(f, &v, 1, fl);
+	return sv_do_recv(f, &v, 1, fl);
 }
 
 EXPORT ssize_t read(int fd, void *buf, size_t n)
@@ -371,7 +372,7 @@ EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 	if (cnt < 0 || cnt > IOV_MAX)
 		return refuse(SV_C_READ, EINVAL);
 	sv_count(SV_C_READ, 0);
-	return do_recv(f, iov, cnt, 0);
+	return sv_do_recv(f, iov, cnt, 0);
 }
 
 EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
@@ -436,9 +437,9 @@ static ssize_t epipe(int fl)
 	return -1;
 }
 
-static ssize_t do_send(struct sv_fd *f, const struct iovec *iov, int iovcnt, int fl)
+ssize_t sv_do_send(struct sv_fd *f, const struct iovec *iov, int iovcnt, int fl)
 {
-	if (fl & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE))
+	if (fl & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE | MSG_EOR)) /* MSG_EOR: sendmmsg's, accepted by tcp_sendmsg */
 		return refuse(SV_C_WRITE, EOPNOTSUPP);
 	int slot = f->slot;
 	uint32_t st = state(slot);
@@ -476,7 +477,7 @@ static ssize_t do_send(struct sv_fd *f, const struct iovec *iov, int iovcnt, int
 		if (nonblock) {
 			if (total)
 				return (ssize_t)total;
-			errno = EAGAIN;
+			errno = sv_gone() ? ENETDOWN : EAGAIN;
 			return -1;
 		}
 		if (sv_wait(slot, writable, -1) < 0)
@@ -489,7 +490,7 @@ static ssize_t send1(struct sv_fd *f, const void *buf, size_t n, int fl)
 {
 	struct iovec v = {(void *)buf, n};
 	sv_count(SV_C_WRITE, 0);
-	return do_send(f, &v, 1, fl);
+	return sv_do_send(f, &v, 1, fl);
 }
 
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
@@ -530,7 +531,7 @@ EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 	if (cnt < 0 || cnt > IOV_MAX)
 		return refuse(SV_C_WRITE, EINVAL);
 	sv_count(SV_C_WRITE, 0);
-	return do_send(f, iov, cnt, 0);
+	return sv_do_send(f, iov, cnt, 0);
 }
 
 /* forget is close(fd) without the kernel's part: fd leaves the epoll
@@ -628,6 +629,15 @@ EXPORT int shutdown(int fd, int how)
 
 /* Options. Those the stack has no knob for are kept and read back, as
  * Linux would, and counted as calls; unknown ones fail ENOPROTOOPT. */
+
+/* The IPPROTO_IP options Linux keeps on a TCP socket of either family
+ * (ipv6_setsockopt hands SOL_IP to ip_setsockopt), kept in
+ * opts[SV_O_IP]: IP_TOS in bits 0-7, IP_FREEBIND in bit 8. mariadbd sets
+ * IP_TOS on every connection and TCP_NODELAY only when that succeeded
+ * (vio_fastsend, vio/viosocket.c), and IP_FREEBIND on its listener.
+ * Read back, no effect on the stack's packets (docs/preload.md). */
+#define SV_IP_FREEBIND 0x100
+_Static_assert(SV_O_IP < sizeof(((struct sv_fd *)0)->opts) / sizeof(int32_t), "struct sv_fd's opts holds SV_O_IP");
 static int optslot(int level, int name)
 {
 	if (level == SOL_SOCKET) {
@@ -670,6 +680,22 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen_t le
 		int v;
 		memcpy(&v, val, sizeof v);
 		f->opts[SV_O_V6ONLY] = v != 0;
+		return 0;
+	}
+	if (level == IPPROTO_IP && (name == IP_TOS || name == IP_FREEBIND)) {
+		/* do_ip_setsockopt reads an int, or one byte when optlen < 4. */
+		int v = 0;
+		if (len > 0 && !val)
+			return refuse(SV_C_SETSOCKOPT, EFAULT);
+		if (len >= sizeof(int))
+			memcpy(&v, val, sizeof v);
+		else if (len > 0)
+			v = *(const unsigned char *)val;
+		int *o = &f->opts[SV_O_IP];
+		if (name == IP_TOS) /* __ip_sock_set_tos: a stream keeps its ECN bits */
+			*o = (*o & ~0xff) | (v & 0xfc) | (*o & 0x03);
+		else
+			*o = v ? (*o | SV_IP_FREEBIND) : (*o & ~SV_IP_FREEBIND);
 		return 0;
 	}
 	int k = optslot(level, name);
@@ -728,6 +754,15 @@ EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 		if (f->family != AF_INET6)
 			return refuse(SV_C_GETSOCKOPT, EOPNOTSUPP); /* do_ip_getsockopt: level != SOL_IP */
 		return putint(val, len, f->opts[SV_O_V6ONLY] != 0);
+	}
+	if (level == IPPROTO_IP && (name == IP_TOS || name == IP_FREEBIND)) {
+		int v = name == IP_TOS ? (f->opts[SV_O_IP] & 0xff) : (f->opts[SV_O_IP] & SV_IP_FREEBIND) != 0;
+		if (val && len && *len > 0 && *len < sizeof(int)) { /* do_ip_getsockopt: one byte for a short buffer */
+			*(unsigned char *)val = (unsigned char)v;
+			*len = 1;
+			return 0;
+		}
+		return putint(val, len, v);
 	}
 	int k = optslot(level, name);
 	if (k < 0)
@@ -868,7 +903,7 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int fl)
 	int e = cmsg_refused(m);
 	if (e)
 		return refuse(SV_C_SENDMSG, e);
-	return do_send(f, m->msg_iov, (int)m->msg_iovlen, fl);
+	return sv_do_send(f, m->msg_iov, (int)m->msg_iovlen, fl);
 }
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
@@ -881,7 +916,7 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
 		return refuse(SV_C_RECVMSG, EFAULT);
 	if (m->msg_iovlen > IOV_MAX)
 		return refuse(SV_C_RECVMSG, EMSGSIZE);
-	ssize_t n = do_recv(f, m->msg_iov, (int)m->msg_iovlen, fl);
+	ssize_t n = sv_do_recv(f, m->msg_iov, (int)m->msg_iovlen, fl);
 	if (n >= 0) {
 		/* A stream has no source address, and no control message is
 		 * enabled (tcp_recvmsg adds one only for SO_TIMESTAMP or
@@ -895,7 +930,7 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int fl)
 
 /* sendfile from a regular file into a socket of the stack: read at the
  * offset (or the file's position, which then moves) and sent through the
- * send ring, as do_send would write it (blocking writes all, nonblocking
+ * send ring, as sv_do_send would write it (blocking writes all, nonblocking
  * what fits). Linux's do_sendfile wants an input it can splice from: a
  * socket of the stack as the input is EINVAL. */
 static ssize_t do_sendfile(int out, int in, off_t *off, size_t count)
@@ -926,7 +961,7 @@ static ssize_t do_sendfile(int out, int in, off_t *off, size_t count)
 		if (r == 0)
 			break;
 		struct iovec v = {buf, (size_t)r};
-		ssize_t w = do_send(f, &v, 1, 0);
+		ssize_t w = sv_do_send(f, &v, 1, 0);
 		if (w < 0) {
 			err = errno;
 			break;

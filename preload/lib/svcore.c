@@ -37,6 +37,7 @@ static void resolve(void)
 	sv_real.recv_chk = dlsym(RTLD_NEXT, "__recv_chk");
 	sv_real.recvfrom_chk = dlsym(RTLD_NEXT, "__recvfrom_chk");
 	R(dup); R(dup2); R(dup3); R(sendmsg); R(recvmsg); R(sendfile); R(sendfile64);
+	R(recvmmsg); R(sendmmsg); R(splice);
 #undef R
 }
 void sv_resolve(void) { pthread_once(&resolve_once, resolve); }
@@ -432,8 +433,11 @@ int64_t sv_request(int op, int slot, int arg, int64_t arg2, struct sv_addr *addr
 	uint8_t *q = sv_mem + req_off, *r = sv_mem + resp_off;
 	uint64_t t = SV_LOAD(sv_u64(q, SV_R_TAIL));
 	if (t - SV_LOAD(sv_u64(q, SV_R_HEAD)) >= recs) {
+		/* A full ring whose stack is gone (the requests that timed
+		 * out ENETDOWN are still in it) is ENETDOWN too, not ENOBUFS. */
+		int e = alive() ? ENOBUFS : ENETDOWN;
 		pthread_mutex_unlock(&req_mu);
-		errno = ENOBUFS;
+		errno = e;
 		return -1;
 	}
 	uint8_t *rec = q + SV_R_RECS + (t & (recs - 1)) * SV_REC;

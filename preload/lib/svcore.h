@@ -60,6 +60,9 @@ struct sv_real {
 	ssize_t (*recvmsg)(int, struct msghdr *, int);
 	ssize_t (*sendfile)(int, int, off_t *, size_t);
 	ssize_t (*sendfile64)(int, int, off_t *, size_t);
+	int (*recvmmsg)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
+	int (*sendmmsg)(int, struct mmsghdr *, unsigned int, int);
+	ssize_t (*splice)(int, off_t *, int, off_t *, size_t, unsigned int);
 };
 SV_HIDDEN extern struct sv_real sv_real;
 SV_HIDDEN void sv_resolve(void);
@@ -75,15 +78,20 @@ struct sv_fd {
 	uint32_t shut_rd;
 	uint32_t nospace; /* bumped when a write found the send ring full (Linux's SOCK_NOSPACE: EPOLLET's EPOLLOUT edge) */
 	int32_t family;   /* AF_INET or AF_INET6 */
-	int32_t opts[10]; /* SO_REUSEADDR, SO_REUSEPORT, SO_KEEPALIVE, TCP_NODELAY, SO_RCVBUF, SO_SNDBUF, SO_LINGER on, linger s, IPV6_V6ONLY */
+	int32_t opts[10]; /* SO_REUSEADDR, SO_REUSEPORT, SO_KEEPALIVE, TCP_NODELAY, SO_RCVBUF, SO_SNDBUF, SO_LINGER on, linger s, IPV6_V6ONLY, IP_TOS and IP_FREEBIND (svapi.c) */
 };
-enum { SV_O_REUSEADDR, SV_O_REUSEPORT, SV_O_KEEPALIVE, SV_O_NODELAY, SV_O_RCVBUF, SV_O_SNDBUF, SV_O_LINGER, SV_O_LINGER_S, SV_O_V6ONLY };
+enum { SV_O_REUSEADDR, SV_O_REUSEPORT, SV_O_KEEPALIVE, SV_O_NODELAY, SV_O_RCVBUF, SV_O_SNDBUF, SV_O_LINGER, SV_O_LINGER_S, SV_O_V6ONLY, SV_O_IP };
 
 SV_HIDDEN struct sv_fd *sv_owned(int fd);        /* NULL unless fd is owned */
 SV_HIDDEN int sv_own(int fd, int slot, int nonblock); /* 0, or -1 with errno */
 SV_HIDDEN int sv_disown(int fd); /* the descriptors of its socket left, -1 for an inherited one */
 SV_HIDDEN int sv_dup_to(int oldfd, int newfd); /* newfd names oldfd's socket too; 0, or -1 with errno */
 SV_HIDDEN int sv_inherited(int fd); /* an owned fd from before a fork: the parent's */
+
+/* The receive and send paths of every read and write call (svapi.c):
+ * flags as recv's and send's, the socket's O_NONBLOCK, Linux's errors. */
+SV_HIDDEN ssize_t sv_do_recv(struct sv_fd *f, const struct iovec *iov, int iovcnt, int fl);
+SV_HIDDEN ssize_t sv_do_send(struct sv_fd *f, const struct iovec *iov, int iovcnt, int fl);
 
 /* The stack process. */
 SV_HIDDEN int sv_ready(void);  /* connects on first use; 0 with errno when it cannot */
@@ -113,6 +121,7 @@ SV_HIDDEN int64_t sv_request(int op, int slot, int arg, int64_t arg2, struct sv_
 SV_HIDDEN int sv_bell(void);  /* the doorbell toward the application (an eventfd, nonblocking) */
 SV_HIDDEN int sv_alive(void); /* the stack process still holds the connection */
 SV_HIDDEN void sv_closed(int fd); /* close(fd) is about to happen: svpoll.c forgets it */
+SV_HIDDEN int sv_gone(void);      /* svpoll.c: a wait found the stack process gone */
 SV_HIDDEN int sv_wait(int slot, int (*pred)(int slot), int timeout_ms);
 
 static inline uint32_t *sv_u32(uint8_t *base, size_t off) { return (uint32_t *)(base + off); }

@@ -20,9 +20,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +33,13 @@
 
 /* The stack process is gone: owned sockets are hung up. */
 static int dead;
+
+/* sv_gone reports that a wait found the stack process gone. A
+ * nonblocking call that would block then fails ENETDOWN (svapi.c), not
+ * EAGAIN: poll reports every owned socket hung up, and a program that
+ * polls and retries on EAGAIN (mariadbd's vio_read) would spin for ever
+ * on a connection whose stack is gone. */
+int sv_gone(void) { return __atomic_load_n(&dead, __ATOMIC_RELAXED); }
 
 /* A snapshot of what a socket's edges are measured from (EPOLLET). */
 struct snap {
@@ -286,6 +295,41 @@ static int wait_kernel(struct pollfd *fds, nfds_t n, int64_t end, const sigset_t
 	return r;
 }
 
+static uint32_t *stack_gen(void) { return sv_u32(sv_mem, SV_H_STACK_GEN); }
+
+/* wait_gen is wait_kernel for a poll of owned sockets only: it sleeps on
+ * the stack's change counter (a futex the stack wakes on every change
+ * while SV_H_APP_POLL is non-zero) from g0, read after app_poll was
+ * raised and before readiness was computed, for at most the slice. The
+ * shared doorbell can lose a wake-up to another thread that drains it
+ * between this thread's look at the rings and its ppoll (mariadbd's
+ * connection threads each poll one socket, and its listener thread the
+ * listeners: a lost wake-up cost one 100 ms slice); a futex wait on an
+ * unchanged value cannot. Returns 0, or -1 with EINTR (poll is never
+ * restarted, signal(7)); app_poll is lowered. */
+static int wait_gen(uint32_t g0, int64_t end, int *slice_out)
+{
+	int ms = SLICE_MS, saved = errno;
+	if (end >= 0) {
+		int64_t left = end - now_ms();
+		if (left < 0)
+			left = 0;
+		if (left < ms)
+			ms = (int)left;
+	}
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	long r = syscall(SYS_futex, stack_gen(), FUTEX_WAIT, g0, &ts, NULL, 0);
+	int e = errno;
+	__atomic_fetch_sub(app_poll(), 1, __ATOMIC_SEQ_CST);
+	if (r < 0 && e == EINTR) {
+		errno = EINTR;
+		return -1;
+	}
+	*slice_out = r < 0 && e == ETIMEDOUT;
+	errno = saved;
+	return 0;
+}
+
 /* epoll. */
 
 static int new_set(int fd)
@@ -539,9 +583,19 @@ static int sv_poll(struct pollfd *fds, nfds_t nfds, int timeout_ms, const sigset
 		int expired = timeout_ms == 0 || (end >= 0 && now_ms() >= end);
 		if (!got && !expired) {
 			__atomic_fetch_add(app_poll(), 1, __ATOMIC_SEQ_CST);
+			uint32_t g0 = SV_LOAD(stack_gen());
 			got = owned_revents(fds, nfds);
 			if (got) {
 				__atomic_fetch_sub(app_poll(), 1, __ATOMIC_SEQ_CST);
+			} else if (k == 0 && !sigmask) {
+				int slice = 0;
+				if (wait_gen(g0, end, &slice) < 0) {
+					rc = -1;
+					break;
+				}
+				if (slice)
+					check_alive();
+				continue;
 			} else {
 				int slice = 0;
 				r = wait_kernel(tmp, k + 1, end, sigmask, &slice);

@@ -104,7 +104,7 @@ enum sv_op { SV_OP_SOCKET = 1, SV_OP_BIND, SV_OP_LISTEN, SV_OP_ACCEPT, SV_OP_CON
 /* Call ids of the app's counters (SV_H_COUNTERS). */
 enum sv_call { SV_C_SOCKET, SV_C_BIND, SV_C_LISTEN, SV_C_ACCEPT, SV_C_CONNECT, SV_C_READ, SV_C_WRITE, SV_C_CLOSE,
 	SV_C_SHUTDOWN, SV_C_SETSOCKOPT, SV_C_GETSOCKOPT, SV_C_NAME, SV_C_FCNTL, SV_C_IOCTL, SV_C_POLL, SV_C_OTHER,
-	SV_C_DUP, SV_C_SENDMSG, SV_C_RECVMSG, SV_C_SENDFILE, SV_CALLS };
+	SV_C_DUP, SV_C_SENDMSG, SV_C_RECVMSG, SV_C_SENDFILE, SV_C_SENDMMSG, SV_C_RECVMMSG, SV_C_SPLICE, SV_CALLS };
 
 /* The hello on the Unix socket: the app sends u32 magic, u32 version,
  * u32 pid, u64 fork token (0, or a forked child's: its parent's

@@ -7,7 +7,7 @@ import (
 	"github.com/savanna-sim/savanna/internal/stackproc"
 )
 
-var _ = Describe("apitrace: dup, sendmsg/recvmsg, sendfile, FIONREAD, accept4 flags", func() {
+var _ = Describe("apitrace: dup, sendmsg/recvmsg, sendfile, FIONREAD, accept4 flags, recvmmsg/sendmmsg, splice", func() {
 	DescribeTable("return the same on Linux's stack and preloaded on Savanna's; refusals and the IPv6 socket are counted",
 		func(asan bool) {
 			dir := needBuild()
@@ -33,6 +33,10 @@ var _ = Describe("apitrace: dup, sendmsg/recvmsg, sendfile, FIONREAD, accept4 fl
 			Expect(p.Refused).To(HaveKeyWithValue("sendfile", uint64(1)), "a socket as sendfile's input")
 			Expect(p.Refused).To(HaveKeyWithValue("socket", uint64(1)), "socket(AF_INET6): EAFNOSUPPORT, the live stack has no IPv6")
 			Expect(p.Refused).To(HaveKeyWithValue("accept", uint64(1)), "accept4's unknown flag")
+			Expect(p.Calls).To(HaveKeyWithValue("recvmmsg", uint64(3)))
+			Expect(p.Calls).To(HaveKeyWithValue("sendmmsg", uint64(2)))
+			Expect(p.Calls).To(HaveKeyWithValue("splice", uint64(10)))
+			Expect(p.Refused).To(HaveKeyWithValue("splice", uint64(5)), "socket to socket, the socket's offset, the two pipe offsets, a regular file")
 			Expect(p.Sockets).To(HaveLen(2), "the listener and the connection: its three descriptors closed it once")
 		},
 		Entry("built plainly", false),

@@ -1,7 +1,8 @@
 /* apitrace: the rest of the socket API real servers import (accept4
  * flags, dup/dup2/fcntl(F_DUPFD_CLOEXEC) of a socket with the last close
  * closing it, recvmsg/sendmsg with iovecs and a refused control message,
- * ioctl(FIONREAD), sendfile with and without an offset), printing what
+ * ioctl(FIONREAD), sendfile with and without an offset, recvmmsg, sendmmsg,
+ * splice to and from a pipe and its errors), printing what
  * each call returned, without ports or addresses, so that a run on
  * Linux's stack and one preloaded on Savanna's compare line by line.
  *
@@ -48,6 +49,76 @@ static int readn(int fd, char *b, int n)
 }
 
 static char pattern(int i) { return (char)('a' + i % 26); }
+
+/* waitfor polls until fd holds n bytes (FIONREAD), so that a call that
+ * takes what is there returns the same on both stacks. */
+static void waitfor(int fd, int n)
+{
+	int avail = 0;
+	for (int t = 0; t < 500 && avail < n; t++) {
+		struct pollfd p = {fd, POLLIN, 0};
+		poll(&p, 1, 10);
+		ioctl(fd, FIONREAD, &avail);
+	}
+}
+
+/* mmsg_splice: recvmmsg, sendmmsg and splice on the connection (d and d2
+ * are two descriptors of it), with the errors Linux gives. */
+static void mmsg_splice(int d, int d2)
+{
+	char m1[5], m2[5];
+	struct iovec i1 = {m1, sizeof m1}, i2 = {m2, sizeof m2};
+	struct mmsghdr mv[2];
+	memset(mv, 0, sizeof mv);
+	mv[0].msg_hdr.msg_iov = &i1;
+	mv[0].msg_hdr.msg_iovlen = 1;
+	mv[1].msg_hdr.msg_iov = &i2;
+	mv[1].msg_hdr.msg_iovlen = 1;
+	show("recvmmsg 2 of 5 MSG_WAITALL", recvmmsg(d, mv, 2, MSG_WAITALL, NULL));
+	printf("  lens %u %u '%.5s' '%.5s' flags %d\n", mv[0].msg_len, mv[1].msg_len, m1, m2, mv[0].msg_hdr.msg_flags);
+	show("recvmmsg nothing there MSG_DONTWAIT", recvmmsg(d, mv, 2, MSG_DONTWAIT, NULL));
+	struct timespec tmo = {0, 1000000};
+	show("recvmmsg MSG_WAITFORONE nothing there nonblocking", (fcntl(d, F_SETFL, O_NONBLOCK), recvmmsg(d, mv, 2, MSG_WAITFORONE, &tmo)));
+	fcntl(d, F_SETFL, 0);
+
+	struct iovec o1 = {"SM1", 3}, o2 = {"SM22", 4};
+	struct mmsghdr ov[2];
+	memset(ov, 0, sizeof ov);
+	ov[0].msg_hdr.msg_iov = &o1;
+	ov[0].msg_hdr.msg_iovlen = 1;
+	ov[1].msg_hdr.msg_iov = &o2;
+	ov[1].msg_hdr.msg_iovlen = 1;
+	show("sendmmsg 2", sendmmsg(d2, ov, 2, 0));
+	printf("  lens %u %u\n", ov[0].msg_len, ov[1].msg_len);
+	show("sendmmsg 0 messages", sendmmsg(d2, ov, 0, 0));
+
+	int p[2];
+	if (pipe(p) < 0)
+		return;
+	waitfor(d, 7);
+	show("splice socket to pipe 7", splice(d, NULL, p[1], NULL, 7, 0));
+	char pb[16] = {0};
+	show("  read the pipe", read(p[0], pb, sizeof pb));
+	printf("  '%s'\n", pb);
+	show("splice length 0", splice(d, NULL, p[1], NULL, 0, 0));
+	show("splice socket to socket", splice(d, NULL, d2, NULL, 4, 0));
+	loff_t off = 0;
+	show("splice socket with an offset to pipe", splice(d, &off, p[1], NULL, 4, 0));
+	show("splice socket to pipe with an offset", splice(d, NULL, p[1], &off, 4, 0));
+	show("splice pipe with an offset to socket", splice(p[0], &off, d2, NULL, 4, 0));
+	FILE *tf = tmpfile();
+	show("splice socket to a regular file", splice(d, NULL, tf ? fileno(tf) : -1, NULL, 4, 0));
+	if (tf)
+		fclose(tf);
+	fcntl(d, F_SETFL, O_NONBLOCK);
+	show("splice nonblocking socket, nothing there", splice(d, NULL, p[1], NULL, 4, 0));
+	fcntl(d, F_SETFL, 0);
+	show("splice empty pipe SPLICE_F_NONBLOCK to socket", splice(p[0], NULL, d2, NULL, 4, SPLICE_F_NONBLOCK));
+	show("write the pipe", write(p[1], "fromPIPE", 8));
+	show("splice pipe to socket 8", splice(p[0], NULL, d2, NULL, 8, 0));
+	close(p[0]);
+	close(p[1]);
+}
 
 static int server(int port)
 {
@@ -126,6 +197,8 @@ static int server(int port)
 	show("sendfile from a socket", sendfile(d2, d, NULL, 10));
 	close(f);
 
+	mmsg_splice(d, d2);
+
 	show("dup2 onto the other dup", dup2(d2, d) == d ? 0 : -1);
 	show("close one", close(d));
 	show("write on the last", write(d2, "Z", 1));
@@ -166,6 +239,14 @@ static int client(const char *ip, int port)
 	for (int i = 0; ok && i < 2000; i++)
 		ok = fb[3000 + i] == pattern(i);
 	printf("file bytes %d, as sent %d\n", got, ok);
+	show("write mmsg1mmsg2", write(s, "mmsg1mmsg2", 10));
+	char sm[7];
+	show("read 7 of sendmmsg", readn(s, sm, 7));
+	printf("  '%.7s'\n", sm);
+	show("write splice!", write(s, "splice!", 7));
+	char fp[8];
+	show("read 8 of splice", readn(s, fp, 8));
+	printf("  '%.8s'\n", fp);
 	char z;
 	show("read Z", readn(s, &z, 1));
 	show("read EOF", read(s, &z, 1));
