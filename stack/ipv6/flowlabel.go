@@ -1,28 +1,31 @@
 package ipv6
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 )
 
 // FlowLabel returns the flow label of a transport connection (RFC 6437
 // section 3): the same for every packet of the flow, uniformly
-// distributed over 20 bits and not guessable by a third party, from a
-// keyed hash of the 5-tuple and a secret of the stack instance, in the
-// spirit of RFC 6437 appendix A. Zero is the unlabelled flow, so a hash
-// of zero gives 1. SHA-256 costs about a microsecond, paid once per
-// connection; it is deterministic, so the same secret gives the same
-// labels run after run.
+// distributed over 20 bits and not predictable across flows by a third
+// party, as section 3 asks and section 3's "stateless" method allows: a
+// keyed hash of the 5-tuple under a secret of the stack instance
+// (appendix A suggests exactly this shape; the keyed hash here is
+// SipHash-2-4, a pseudo-random function under the 128-bit secret, as
+// Linux's automatic labels are). Zero is the unlabelled flow, so a hash
+// of zero gives 1. It costs some tens of nanoseconds and no allocation,
+// so a caller may compute it per segment instead of keeping it; it is
+// deterministic, so the same secret gives the same labels run after
+// run.
 func FlowLabel(secret [16]byte, src, dst Addr, proto uint8, srcPort, dstPort uint16) uint32 {
-	var b [16 + 2*AddrLen + 1 + 4]byte
-	copy(b[0:16], secret[:])
-	copy(b[16:32], src[:])
-	copy(b[32:48], dst[:])
-	b[48] = proto
-	binary.BigEndian.PutUint16(b[49:51], srcPort)
-	binary.BigEndian.PutUint16(b[51:53], dstPort)
-	h := sha256.Sum256(b[:])
-	v := binary.BigEndian.Uint32(h[:4]) & 0xfffff
+	var b [2*AddrLen + 1 + 4]byte
+	copy(b[0:16], src[:])
+	copy(b[16:32], dst[:])
+	b[32] = proto
+	binary.BigEndian.PutUint16(b[33:35], srcPort)
+	binary.BigEndian.PutUint16(b[35:37], dstPort)
+	h := sipHash24(binary.LittleEndian.Uint64(secret[0:8]), binary.LittleEndian.Uint64(secret[8:16]), b[:])
+	// Fold the 64 bits so that every one of them reaches the label.
+	v := uint32(h^h>>20^h>>40) & 0xfffff
 	if v == 0 {
 		v = 1
 	}

@@ -147,11 +147,32 @@ func (n *Node) sourceFor(target ipv6.Addr) (ipv6.Addr, bool) {
 // addresses prior to assigning them"), and its prefix is on-link for as
 // long as it is configured, as Linux adds the prefix route of an address
 // configured by hand.
+//
+// An address configured as the interface starts (before Start, or
+// after it while the node has sent nothing yet) waits a random delay
+// in [0, MaxRtrSolicitationDelay) before it joins its solicited-node
+// group and sends its first DAD solicitation, each address its own
+// draw from the node's seeded source: RFC 4862 section 5.4.2 "If the
+// Neighbor Solicitation is going to be the first message sent from an
+// interface after interface (re)initialization, the node SHOULD delay
+// joining the solicited-node multicast address by a random delay
+// between 0 and MAX_RTR_SOLICITATION_DELAY", so that the nodes of a
+// link powered up together do not all solicit at once (Linux draws
+// the same delay for every address's DAD, addrconf_dad_kick,
+// net/ipv6/addrconf.c). An address added later starts DAD at once.
+// MaxRtrSolicitationDelay 0 turns the delay off, and so does
+// DupAddrDetectTransmits 0: with no solicitation to spread out the
+// address is assigned, and its group joined, at once (a simulated
+// scenario's addresses, rig/ipv6.go, are usable at time 0).
 func (n *Node) AddStatic(now time.Duration, a ipv6.Addr, l int, sink Sink) error {
 	if l < 1 || l > 128 {
 		return fmt.Errorf("ndp: address %v: prefix length %d is outside 1..128", a, l)
 	}
-	if err := n.addAddress(now, a, l, OriginStatic, 0, Never, Never, sink); err != nil {
+	var delay time.Duration
+	if !n.spoken && n.cfg.DupAddrDetectTransmits > 0 {
+		delay = n.jitter(n.cfg.MaxRtrSolicitationDelay)
+	}
+	if err := n.addAddress(now, a, l, OriginStatic, delay, Never, Never, sink); err != nil {
 		return err
 	}
 	p := masked(a, uint8(l))

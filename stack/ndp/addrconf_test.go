@@ -79,6 +79,86 @@ var _ = Describe("Address autoconfiguration (RFC 4862)", func() {
 		Expect(firsts).To(ContainElement(BeNumerically(">", 0)))
 	})
 
+	// firstNS returns when the first DAD solicitation for target went
+	// out, -1 for never.
+	firstNS := func(rec *recorder, target ipv6.Addr) time.Duration {
+		for _, m := range rec.of(icmpv6.TypeNeighborSolicitation) {
+			if ns, err := ndp.ParseNeighborSolicit(m.out.Msg); err == nil && ns.Target == target && m.out.Src == (ipv6.Addr{}) {
+				return m.at
+			}
+		}
+		return -1
+	}
+
+	It("delays the first DAD solicitation of a static address configured at start by its own random draw, within MAX_RTR_SOLICITATION_DELAY (5.4.2)", func() {
+		cfg := ndp.DefaultConfig()
+		cfg.MaxRtrSolicitations = 0
+		var delays []time.Duration
+		differ := 0
+		for seed := range uint64(8) {
+			n = newNode(cfg, seed)
+			rec = &recorder{}
+			Expect(n.Start(0, rec)).To(Succeed())
+			Expect(n.AddStatic(0, gUs, 64, rec)).To(Succeed())
+			run(n, rec, 0, 3*time.Second)
+			at := firstNS(rec, gUs)
+			Expect(at).To(BeNumerically(">=", 0), "seed %d: a DAD solicitation for %v", seed, gUs)
+			Expect(at).To(BeNumerically("<", cfg.MaxRtrSolicitationDelay), "seed %d", seed)
+			if firstNS(rec, llUs) != at {
+				differ++
+			}
+			delays = append(delays, at)
+			Expect(addrState(n, gUs)).To(Equal(ndp.AddrPreferred), "RetransTimer after it")
+		}
+		Expect(delays).To(ContainElement(BeNumerically(">", 100*time.Millisecond)), "not at once")
+		Expect(differ).To(BeNumerically(">", 4), "a draw of its own, not the link-local address's")
+		// The delay comes from the node's seeded source: the same seed,
+		// the same delay.
+		n = newNode(cfg, 3)
+		rec = &recorder{}
+		Expect(n.Start(0, rec)).To(Succeed())
+		Expect(n.AddStatic(0, gUs, 64, rec)).To(Succeed())
+		run(n, rec, 0, 3*time.Second)
+		Expect(firstNS(rec, gUs)).To(Equal(delays[3]))
+	})
+
+	It("starts DAD at once for a static address added after the node spoke, or with MaxRtrSolicitationDelay 0, and waits no delay without DAD (5.4.2)", func() {
+		cfg := ndp.DefaultConfig()
+		cfg.MaxRtrSolicitations = 0
+		start(cfg)
+		run(n, rec, 0, 3*time.Second)
+		Expect(rec.msgs).NotTo(BeEmpty())
+		a := mustAddr("fd00::1:2:3")
+		Expect(n.AddStatic(3*time.Second, a, 64, rec)).To(Succeed())
+		run(n, rec, 3*time.Second, 5*time.Second)
+		Expect(firstNS(rec, a)).To(Equal(3*time.Second), "not the first message since start: no delay")
+
+		start(quiet())
+		Expect(n.AddStatic(0, gUs, 64, rec)).To(Succeed())
+		run(n, rec, 0, 2*time.Second)
+		Expect(firstNS(rec, gUs)).To(Equal(time.Duration(0)), "the knob at 0 turns the delay off")
+
+		// Without DAD there is no solicitation to delay: assigned, and
+		// its group joined and reported, at once.
+		// (Not fd00::1, whose solicited-node group the link-local
+		// address shares.)
+		cfg.DupAddrDetectTransmits = 0
+		start(cfg)
+		b := mustAddr("fd00::1:2:3")
+		Expect(n.AddStatic(0, b, 64, rec)).To(Succeed())
+		Expect(n.IsAssigned(b)).To(BeTrue())
+		run(n, rec, 0, 0)
+		var groups []ipv6.Addr
+		for _, m := range rec.of(icmpv6.TypeMLDv2Report) {
+			r, err := ndp.ParseReport(m.out.Msg)
+			Expect(err).NotTo(HaveOccurred())
+			for _, g := range r.Records {
+				groups = append(groups, g.Group)
+			}
+		}
+		Expect(groups).To(ContainElement(b.SolicitedNode()), "its group reported at start")
+	})
+
 	It("does not answer address resolution for a tentative address (5.4.3)", func() {
 		start(quiet())
 		n.Input(0, nd(llPeer, llUs.SolicitedNode()), emitNS(ndp.NeighborSolicit{Target: llUs, Options: slla(macPeer)}, llPeer, llUs.SolicitedNode()), rec)

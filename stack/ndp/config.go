@@ -2,6 +2,7 @@ package ndp
 
 import (
 	"fmt"
+	"net/netip"
 	"time"
 )
 
@@ -71,6 +72,17 @@ type Config struct {
 	PendingBytesPerDest int `yaml:"pending_bytes_per_dest"`
 	// PendingTotal bounds the packets queued over all neighbours.
 	PendingTotal int `yaml:"pending_total"`
+	// DefaultRouter, when set, is a default router configured by hand:
+	// Start puts it on the default router list (RFC 4861 section 6.3.4's
+	// list, the one Router Advertisements fill) with an infinite
+	// lifetime, so that packets to off-link destinations go to it,
+	// resolved by Neighbor Discovery like any router (section 7.2),
+	// also on a link without advertisements. Advertisements neither
+	// expire nor remove it (Linux's "ip -6 route add default via ADDR"
+	// likewise stays). It must be a unicast address on the link: its
+	// link-local address (RFC 4861 section 8: routers are known by
+	// their link-local addresses) or one of an on-link prefix.
+	DefaultRouter netip.Addr `yaml:"default_router"`
 	// MaxRouters bounds the default router list (Linux has no limit;
 	// RFC 4861 section 6.3.4 lets a host ignore routers beyond its
 	// storage).
@@ -174,6 +186,9 @@ func (c Config) Validate() error {
 		if r.v < r.lo || r.v > r.hi {
 			return fmt.Errorf("%s: %d is outside %d..%d", r.key, r.v, r.lo, r.hi)
 		}
+	}
+	if r := c.DefaultRouter; r.IsValid() && (!r.Is6() || r.Is4In6() || r.Zone() != "" || !r.IsGlobalUnicast() && !r.IsLinkLocalUnicast()) {
+		return fmt.Errorf("default_router: %v is not an IPv6 unicast address (want a router's link-local address, e.g. fe80::1, or a global one on the link)", r)
 	}
 	switch {
 	case c.MaxRtrSolicitationDelay < 0:

@@ -39,7 +39,10 @@
 //     advertisements with their lifetimes (section 6.3.4), Cur Hop Limit,
 //     Reachable Time and Retrans Timer, the MTU option within
 //     1280..LinkMTU; next-hop determination (section 5.2) with default
-//     router selection (section 6.3.6) and a destination cache.
+//     router selection (section 6.3.6) and a destination cache. A
+//     default router may also be configured (Config.DefaultRouter): on
+//     the list from Start, first, never expiring, and not removed by
+//     advertisements, as a default route added by hand on Linux.
 //   - Per-packet output and confirmation through a Path (path.go): the
 //     caller's cached next hop and neighbour entry, as Linux's dst_entry
 //     points at its neighbour, valid while the node's Generation (bumped
@@ -57,7 +60,9 @@
 //   - Addresses (RFC 4862): the link-local address from the modified
 //     EUI-64 interface identifier (section 5.3); Duplicate Address
 //     Detection on every address, static ones included (section 5.4),
-//     after a random delay for the first (5.4.2); a duplicate is never
+//     each address configured at start (before the node's first
+//     message) after a random delay of its own below
+//     MaxRtrSolicitationDelay when DAD runs (5.4.2); a duplicate is never
 //     used, is counted and reported (5.4.5), and a duplicate link-local
 //     address disables the interface; SLAAC from A=1 /64 prefixes with
 //     the two-hour rule for valid lifetimes (5.5.3), deprecation and

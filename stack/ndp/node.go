@@ -56,7 +56,12 @@ type Node struct {
 
 	mld listener
 
-	started  bool
+	started bool
+	// spoken says a message went out since Start: a static address
+	// added before that is part of the interface's start-up and, when
+	// DAD runs, waits a random delay before its first solicitation
+	// (RFC 4862 section 5.4.2; AddStatic).
+	spoken   bool
 	disabled bool
 	next     time.Duration // lower bound of the earliest deadline
 	stats    Stats
@@ -170,6 +175,9 @@ func (n *Node) Start(now time.Duration, sink Sink) error {
 	if err := n.addAddress(now, ipv6.LinkLocalFromMAC(n.mac), 64, OriginLinkLocal, delay, Never, Never, sink); err != nil {
 		return fmt.Errorf("ndp: link-local address: %w", err)
 	}
+	if r := n.cfg.DefaultRouter; r.IsValid() {
+		n.addStaticRouter(ipv6.Addr(r.As16()))
+	}
 	if n.cfg.MaxRtrSolicitations > 0 {
 		n.rsLeft = n.cfg.MaxRtrSolicitations
 		n.rsAt = now + n.jitter(n.cfg.MaxRtrSolicitationDelay)
@@ -275,6 +283,7 @@ func (n *Node) Poll(now time.Duration, sink Sink) time.Duration {
 
 // send hands a message built in n.buf[:len] to the sink.
 func (n *Node) send(now time.Duration, sink Sink, src, dst ipv6.Addr, hop uint8, linkDst ether.Addr, msg []byte) {
+	n.spoken = true
 	sink.SendICMPv6(now, Output{Src: src, Dst: dst, HopLimit: hop, RouterAlert: hop == MLDHopLimit, LinkDst: linkDst, Msg: msg})
 }
 

@@ -10,6 +10,13 @@ import (
 type router struct {
 	addr    ipv6.Addr
 	expires time.Duration
+	// static marks the configured default router (Config.DefaultRouter):
+	// it never expires and Router Advertisements and Neighbor
+	// Advertisements do not remove it, as Linux leaves a default route
+	// added by hand to itself and expires or removes only the routes it
+	// learned from advertisements (RTF_RA_ROUTER, fib6_clean_tohost in
+	// net/ipv6/route.c).
+	static bool
 }
 
 // prefix is an entry of the prefix list (RFC 4861 section 5.1): the
@@ -24,12 +31,14 @@ type prefix struct {
 type RouterInfo struct {
 	Addr    ipv6.Addr
 	Expires time.Duration
+	// Static says it was configured (Config.DefaultRouter), not learned.
+	Static bool
 }
 
 // Routers returns the default router list, appended to dst.
 func (n *Node) Routers(dst []RouterInfo) []RouterInfo {
 	for _, r := range n.routers {
-		dst = append(dst, RouterInfo{Addr: r.addr, Expires: r.expires})
+		dst = append(dst, RouterInfo{Addr: r.addr, Expires: r.expires, Static: r.static})
 	}
 	return dst
 }
@@ -158,7 +167,7 @@ func (n *Node) findRouter(a ipv6.Addr) int {
 }
 
 func (n *Node) removeRouter(now time.Duration, a ipv6.Addr, sink Sink) {
-	if i := n.findRouter(a); i >= 0 {
+	if i := n.findRouter(a); i >= 0 && !n.routers[i].static {
 		n.routers = append(n.routers[:i], n.routers[i+1:]...)
 		n.stats.RoutersRemoved++
 		n.flushDestinations()
@@ -184,6 +193,10 @@ func (n *Node) routerAdvert(now time.Duration, ip IPInfo, ra *RouterAdvert, sink
 	// Default router list.
 	i := n.findRouter(ip.Src)
 	switch {
+	case i >= 0 && n.routers[i].static:
+		// The configured router stays as configured, whatever its
+		// advertisements say of its lifetime (see router.static); the
+		// rest of the advertisement applies as from any router.
 	case ra.RouterLifetime == 0:
 		if i >= 0 {
 			n.removeRouter(now, ip.Src, sink)

@@ -20,3 +20,17 @@ func (n *Node) AddNeighbor(now time.Duration, a ipv6.Addr, mac ether.Addr, sink 
 	}
 	n.learn(now, a, mac, sink)
 }
+
+// addStaticRouter puts the configured default router on the default
+// router list for good (Config.DefaultRouter). The entry is first, so
+// that next-hop determination (section 6.3.6) tries it before the
+// routers advertisements add.
+func (n *Node) addStaticRouter(a ipv6.Addr) {
+	if i := n.findRouter(a); i >= 0 {
+		n.routers[i].static, n.routers[i].expires = true, Never
+		return
+	}
+	n.routers = append([]router{{addr: a, expires: Never, static: true}}, n.routers...)
+	n.stats.RoutersAdded++
+	n.flushDestinations()
+}
