@@ -35,6 +35,7 @@ import (
 
 const serveUsage = `Usage: simrun serve [--backend tap] --tap NAME --ip CIDR[,CIDR] --app kv|echo --port N [--cores K] [--mac M]
        simrun serve --backend dpdk --eal "EAL ARGS" [--dpdk-port NAME] --ip CIDR[,CIDR] --app kv|echo --port N [--cores K]
+       simrun serve --backend shm --shm PATH --shm-role create|attach --ip CIDR[,CIDR] --app kv|echo --port N
        [--metrics ADDR] [--qat SOCKET] [--ctl PATH|none] [--log-level debug|info|warn|error]
        [--memory-limit SIZE] [--maxmemory SIZE|none] [--maxclients N] [--timeout D]
        [--proto-max-bulk-len SIZE] [--client-query-buffer-limit SIZE]
@@ -59,7 +60,11 @@ port: the EAL arguments pass to rte_eal_init unchanged, split at spaces,
 e.g. "--no-huge -m 256 --no-pci --no-shconf -l 0-1
 --vdev=net_tap0,iface=svd0" for DPDK's TAP PMD, or "-l 0-3 -a 0000:3b:00.0"
 for a NIC bound to vfio-pci. The lcores are registered with the EAL
-(docs/real-hardware.md).
+(docs/real-hardware.md). The shm backend is a point-to-point wire to
+another simrun serve over one shared-memory file (hw/shmlink, DPDK
+memif's shape, no kernel in the data path): one serve creates PATH (e.g.
+/dev/shm/savanna-link), the other attaches to it, waiting up to 10 s;
+both need the same --mtu, and one lcore each.
 
 Watching it run (docs/live.md, "Watching a running stack"): --metrics
 127.0.0.1:9464 serves Prometheus' text format at /metrics (savanna_*
@@ -106,6 +111,8 @@ type serveConfig struct {
 	// dadTransmits is --dad-transmits: DAD's solicitations per IPv6
 	// address.
 	dadTransmits int
+	// gateway6 is --gateway6: the IPv6 default router, "" for none.
+	gateway6 string
 
 	// metrics is the address of the Prometheus endpoint, "" for none.
 	metrics string
@@ -487,18 +494,21 @@ func parseServeFlags(args []string, stderr io.Writer) (c serveConfig, code int, 
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
 	o := &c.port
-	fs.StringVar(&o.backend, "backend", "tap", "port backend: tap (a Linux TAP) or dpdk (a DPDK port; needs a build with -tags dpdk)")
+	fs.StringVar(&o.backend, "backend", "tap", "port backend: tap (a Linux TAP), dpdk (a DPDK port; needs a build with -tags dpdk) or shm (a shared-memory link to another serve)")
 	fs.StringVar(&o.tapName, "tap", "", "with --backend tap: TAP interface to create or attach to")
 	fs.StringVar(&o.eal, "eal", "", "with --backend dpdk: EAL arguments, split at spaces (vdevs as --vdev=...)")
 	fs.StringVar(&o.dpdkPort, "dpdk-port", "", "with --backend dpdk: the port's device name (default: the only port probed)")
+	fs.StringVar(&o.shmPath, "shm", "", "with --backend shm: the shared-memory link's file, e.g. /dev/shm/savanna-link")
+	fs.StringVar(&o.shmRole, "shm-role", "", "with --backend shm: create (make the file) or attach (to the other serve's)")
 	var ips serveIPs
 	fs.Var(&ips, "ip", "the stack's addresses with prefix, one of each family at most, repeated or comma-separated: e.g. 10.77.0.2/24, fd00::2/64 or 10.77.0.2/24,fd00::2/64")
 	fs.StringVar(&c.app, "app", "", "application: kv or echo")
 	fs.IntVar(&c.appPort, "port", 0, "TCP port the app listens on")
 	fs.IntVar(&o.cores, "cores", 1, "stack lcores (port queues)")
-	fs.StringVar(&o.mac, "mac", "", "with --backend tap: the stack's MAC (default 02:53:56:00:00:02)")
+	fs.StringVar(&o.mac, "mac", "", "with --backend tap or shm: the stack's MAC (default 02:53:56:00:00:02 on a TAP; 02:53:4d:00:00:01 and :02 for shm's create and attach)")
 	fs.StringVar(&c.gateway, "gateway", "", "default router (optional)")
 	fs.IntVar(&o.mtu, "mtu", 1500, "IP MTU")
+	fs.StringVar(&c.gateway6, "gateway6", "", "IPv6: default router (e.g. fe80::1, its link-local address, or an address on the link), put on the default router list for good (RFC 4861 section 6.3.4's list; never expires, advertisements do not remove it) and resolved by Neighbor Discovery; the IPv6 counterpart of --gateway")
 	fs.IntVar(&c.dadTransmits, "dad-transmits", 1, "IPv6: Neighbor Solicitations Duplicate Address Detection sends for each address, 1 s apart (RFC 4862 DupAddrDetectTransmits, Linux's dad_transmits); 0 turns DAD off")
 	fs.BoolVar(&c.busy, "busy", false, "poll at 100% CPU instead of parking idle lcores")
 	fs.DurationVar(&c.spin, "spin", rt.DefaultSpin, "how long an idle lcore polls before it parks")
@@ -536,6 +546,8 @@ func parseServeFlags(args []string, stderr io.Writer) (c serveConfig, code int, 
 		return refuse("--tap is required with --backend tap\n\n" + serveUsage)
 	case o.backend == "dpdk" && o.eal == "":
 		return refuse("--eal is required with --backend dpdk\n\n" + serveUsage)
+	case o.backend == "shm" && (o.shmPath == "" || o.shmRole != "create" && o.shmRole != "attach"):
+		return refuse("--shm PATH and --shm-role create|attach are required with --backend shm\n\n" + serveUsage)
 	case len(ips) == 0 || c.appPort <= 0 || c.appPort > 65535:
 		return refuse("--ip and --port are required\n\n" + serveUsage)
 	case c.app != "kv" && c.app != "echo":
@@ -1080,8 +1092,16 @@ func (c *serveConfig) setAddrs(ips serveIPs) error {
 	if c.dadTransmits < 0 || c.dadTransmits > 10 {
 		return fmt.Errorf("--dad-transmits %d: want 0..10", c.dadTransmits)
 	}
+	if c.gateway6 != "" {
+		if c.cidr6 == "" {
+			return fmt.Errorf("--gateway6 %s: needs an IPv6 --ip", c.gateway6)
+		}
+		if _, err := netip.ParseAddr(c.gateway6); err != nil {
+			return fmt.Errorf("--gateway6 %q: not an IPv6 address (e.g. fe80::1)", c.gateway6)
+		}
+	}
 	if err := c.ifaceConfig().Validate(); err != nil {
-		flagOf := map[string]string{"address": "--ip " + c.cidr, "ipv6.address": "--ip " + c.cidr6,
+		flagOf := map[string]string{"address": "--ip " + c.cidr, "ipv6.address": "--ip " + c.cidr6, "ipv6.nd.default_router": "--gateway6 " + c.gateway6,
 			"gateway": "--gateway", "mtu": fmt.Sprintf("--mtu %d", c.port.mtu)}
 		key, _, _ := strings.Cut(err.Error(), ":")
 		if f, ok := flagOf[key]; ok {
@@ -1095,9 +1115,10 @@ func (c *serveConfig) setAddrs(ips serveIPs) error {
 // ifaceConfig is the stack's interface as the flags give it.
 func (c serveConfig) ifaceConfig() iface.Config {
 	ic := iface.Config{Address: c.cidr, IPv6: iface.IPv6Config{Address: c.cidr6}, Gateway: c.gateway, MTU: c.port.mtu}
-	if c.cidr6 != "" && c.dadTransmits != 1 {
+	if c.cidr6 != "" && (c.dadTransmits != 1 || c.gateway6 != "") {
 		nd := ndp.DefaultConfig()
 		nd.DupAddrDetectTransmits = c.dadTransmits
+		nd.DefaultRouter, _ = netip.ParseAddr(c.gateway6) // checked by setAddrs
 		ic.IPv6.ND, ic.IPv6.NDSet = nd, true
 	}
 	return ic

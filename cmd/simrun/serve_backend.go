@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/hw/dpdk"
 	"github.com/savanna-sim/savanna/hw/ringdev"
+	"github.com/savanna-sim/savanna/hw/shmlink"
 	"github.com/savanna-sim/savanna/hw/tap"
 )
 
@@ -36,14 +38,22 @@ type serveOpts struct {
 	cores    int
 	eal      string
 	dpdkPort string
-	rxLoss   float64
-	rxReord  float64
-	seed     uint64
+	// shmPath and shmRole are --shm and --shm-role: the shared-memory
+	// link's file and this process's side of it.
+	shmPath string
+	shmRole string
+	rxLoss  float64
+	rxReord float64
+	seed    uint64
 }
 
 // serveBackends lists --backend's values. "sim" is named so that the
 // refusal can say where the simulation runs.
-const serveBackends = "tap or dpdk"
+const serveBackends = "tap, dpdk or shm"
+
+// shmAttachWait is how long --shm-role attach waits for the creating
+// serve's region, so that the two may be started in either order.
+const shmAttachWait = 10 * time.Second
 
 // openServeBackend opens the port and its pool. The dpdk backend goes
 // through hw/dpdk's API, which the build without -tags dpdk also has
@@ -89,6 +99,19 @@ func openServeBackend(o serveOpts) (*serveBackend, error) {
 				}
 				_ = eal.Close()
 			}}, nil
+	case "shm":
+		dev, err := shmlink.Open(shmlink.Config{Path: o.shmPath, Role: shmlink.Role(o.shmRole), MTU: o.mtu,
+			MAC: o.mac, Wait: shmAttachWait})
+		if err != nil {
+			return nil, err
+		}
+		pool, err := ringdev.NewMempool("serve.pool", size, room)
+		if err != nil {
+			_ = dev.Close()
+			return nil, err
+		}
+		return &serveBackend{dev: dev, pool: pool, what: fmt.Sprintf("shm link %s (%s)", o.shmPath, o.shmRole),
+			notifies: true, close: func() { _ = dev.Close() }}, nil
 	case "sim":
 		return nil, fmt.Errorf("--backend sim: serve runs in real time against real peers; the simulated NIC runs in virtual time under simrun run (want %s)", serveBackends)
 	}

@@ -53,7 +53,7 @@ var _ = Describe("simrun serve --backend", func() {
 		Entry("dpdk without EAL arguments", "--eal is required with --backend dpdk", "--backend", "dpdk"),
 		Entry("tap without an interface", "--tap is required with --backend tap"),
 		Entry("the simulation, which is not live", "--backend sim: serve runs in real time", "--backend", "sim"),
-		Entry("an unknown backend", `--backend "fpga": want tap or dpdk`, "--backend", "fpga"),
+		Entry("an unknown backend", `--backend "fpga": want tap, dpdk or shm`, "--backend", "fpga"),
 		Entry("a negative park", "--max-park -1s: must not be negative", "--tap", "x", "--max-park", "-1s"),
 		Entry("an unknown log level", `--log-level: "loud": want debug, info, warn or error`, "--tap", "x", "--log-level", "loud"),
 		Entry("a metrics address without a port", `--metrics "localhost": want HOST:PORT such as 127.0.0.1:9464`, "--tap", "x", "--metrics", "localhost"),
@@ -541,7 +541,7 @@ var _ = Describe("simrun serve over IPv6, live against Linux", Label("live"), fu
 		if err != nil {
 			Skip(fmt.Sprintf("ip netns add failed (%v): %s", err, out))
 		}
-		DeferCleanup(func() { _, _ = livetest.Run(10*time.Second, "ip", "netns", "del", ns) })
+		DeferCleanup(func() { livetest.DeleteNetns(ns) })
 		// The TAP is made and brought up by ip: the stack only attaches.
 		makeTAP(ns, "sv1")
 		ts, err := livetest.StartTapStack(ns, "sv1", iface.Config{IPv6: iface.IPv6Config{Address: live6Stack + "/64"}})

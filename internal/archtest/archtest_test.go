@@ -22,10 +22,10 @@ var (
 	// product and the models depend on.
 	contracts = []string{"hw"}
 	// Implementations of the contracts other than the models (real DPDK,
-	// in-memory rings and TAP for real time) and the contracts'
+	// in-memory rings, TAP and the shared-memory link for real time) and the contracts'
 	// conformance kit (hw/hwtest, which the models' and the real
 	// devices' specs share). Like the models, they are chosen by rig/cmd.
-	hwImpls = []string{"hw/dpdk/...", "hw/ringdev/...", "hw/tap/...", "hw/hwtest/..."}
+	hwImpls = []string{"hw/dpdk/...", "hw/ringdev/...", "hw/shmlink/...", "hw/tap/...", "hw/hwtest/..."}
 	// The models of the hardware, in virtual time.
 	models = []string{"sim/..."}
 	// What chooses an implementation and wires a run: the rig, the
