@@ -146,6 +146,12 @@ const (
 	CostQATPoll     // one poll of a response ring that found a response
 	CostQATPollIdle // one poll of a response ring that found nothing
 	CostUSDMAlloc   // one allocation from the USDM pool
+
+	// CostCoreCacheBytes is not work but a size: the bytes of private
+	// cache (L2) per core, unit "bytes", which the kernel path's
+	// per-connection misses compare the connections' state with
+	// (sim/cost.ConnCache). Never charged.
+	CostCoreCacheBytes
 )
 
 // The operating system's interface: what any layer's system calls and
@@ -153,11 +159,27 @@ const (
 const (
 	CostSyscall       = OpsOS + iota // entering and leaving the kernel once
 	CostContextSwitch                // one context switch
-	CostWakeup                       // waking a sleeping thread (try_to_wake_up)
+	CostWakeup                       // waking a sleeping thread on another core (try_to_wake_up, the IPI, the idle CPU's exit)
 	CostSyscallOpen                  // open(2) of a device file
 	CostSyscallIoctl                 // ioctl(2) on a device file
 	CostSyscallFutex                 // futex(2) wait or wake
 	CostSyscallMmap                  // mmap(2) of device or pinned memory
+	// CostWakeupSameCore is waking a sleeping thread that will run on
+	// the waker's own core: try_to_wake_up's enqueue on the local run
+	// queue, no IPI and no idle exit. A wake-up charges it or
+	// CostWakeup (never both) beside the context switch, by where the
+	// woken thread runs.
+	CostWakeupSameCore
+	// CostCacheMiss is one dependent load that misses the core's
+	// private cache and is served by the shared cache or memory. It is
+	// the operating system's (kernel time) because its one charger is
+	// the kernel's network path, for the per-connection state its
+	// segments touch (sim/cost.ConnCache).
+	CostCacheMiss
+	// CostKernelConnBytes is a size, unit "bytes": the per-connection
+	// kernel state one segment's processing touches (struct sock and
+	// tcp_sock, the epitem, the socket's queues). Never charged.
+	CostKernelConnBytes
 )
 
 // MachineCostOps returns the machine's operations (OpsMachine).
@@ -175,6 +197,7 @@ func MachineCostOps() CostOpSet {
 		{CostQATPoll, "qat_poll", "one poll of a response ring that found a response"},
 		{CostQATPollIdle, "qat_poll_idle", "one poll of a response ring that found nothing"},
 		{CostUSDMAlloc, "usdm_alloc", "one allocation from the USDM pool"},
+		{CostCoreCacheBytes, "core_cache_bytes", "bytes of private cache (L2) per core (a size, unit bytes; never charged)"},
 	}}
 }
 
@@ -183,10 +206,13 @@ func OSCostOps() CostOpSet {
 	return CostOpSet{Base: OpsOS, Ops: []CostOpInfo{
 		{CostSyscall, "syscall", "entering and leaving the kernel once"},
 		{CostContextSwitch, "context_switch", "one context switch"},
-		{CostWakeup, "wakeup", "waking a sleeping thread (try_to_wake_up)"},
+		{CostWakeup, "wakeup", "waking a sleeping thread on another core, beyond the context switch (try_to_wake_up, the IPI, the idle CPU's exit)"},
 		{CostSyscallOpen, "syscall_open", "open(2) of a device file"},
 		{CostSyscallIoctl, "syscall_ioctl", "ioctl(2) on a device file"},
 		{CostSyscallFutex, "syscall_futex", "futex(2) wait or wake"},
 		{CostSyscallMmap, "syscall_mmap", "mmap(2) of device or pinned memory"},
+		{CostWakeupSameCore, "wakeup_same_core", "waking a sleeping thread that runs on the waker's core, beyond the context switch (local enqueue, no IPI)"},
+		{CostCacheMiss, "cache_miss", "one dependent load that misses the core's private cache (served by the shared cache or memory)"},
+		{CostKernelConnBytes, "kernel_conn_bytes", "bytes of per-connection kernel state a segment's processing touches (a size, unit bytes; never charged)"},
 	}}
 }

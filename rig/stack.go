@@ -78,7 +78,11 @@ func (w *world) buildStack(h *host) error {
 		}
 		// Packet memory on another node than the core costs what the
 		// topology's distance says (sim/numa.PacketMemory).
-		at := simhost.Placement{RemoteMemory: h.topo.AccessFactor(cpu, p.pools[q].NUMANode()) - 1}
+		// The kernel path's per-connection misses count the instance's
+		// connections on its interrupt core and the host's on the
+		// application threads' cores (simhost.Placement).
+		at := simhost.Placement{RemoteMemory: h.topo.AccessFactor(cpu, p.pools[q].NUMANode()) - 1,
+			ConnCache: h.cost.ConnCache(), HostConns: hs.establishedConns}
 		if err := simhost.BindStack(core, p.dev, q, in, at); err != nil {
 			return w.v.Errorf(key, "%v", err)
 		}
@@ -100,6 +104,16 @@ func (w *world) buildStack(h *host) error {
 	p.users = len(st.Cores)
 	h.stack = hs
 	return nil
+}
+
+// establishedConns counts the established connections of every
+// instance of the host's stack.
+func (hs *hostStack) establishedConns() int {
+	n := 0
+	for _, in := range hs.instances {
+		n += simhost.EstablishedConns(in)
+	}
+	return n
 }
 
 func indexOf(h *host, p *port) int {

@@ -23,15 +23,18 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) int {
 // cmdCalibrateWith is cmdCalibrate with the benchmarks, probe and rule
 // given (specs give fakes); flags fill the rest.
 func cmdCalibrateWith(args []string, stdout, stderr io.Writer, o calibrate.Options) int {
+	if len(args) > 0 && args[0] == "compare" {
+		return cmdCalibrateCompare(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "calibrated-cost.yaml", "the cost-model file to write")
-	runs := fs.Int("runs", 5, "runs of each benchmark; a price's source gives their median and spread")
-	quick := fs.Bool("quick", false, "a fifth of each run's iterations: a quick look, noisier")
+	runs := fs.Int("runs", calibrate.DefaultRuns, "runs of each benchmark, interleaved; a price's source gives their median and spread")
+	quick := fs.Bool("quick", false, "a fifth of each run's time: a quick look, noisier")
 	force := fs.Bool("force", false, "measure and write on a machine too busy for stable figures, marking the file and every price noisy")
 	quiet := fs.Bool("quiet", false, "print no line per benchmark run on stderr")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simrun calibrate [--out FILE] [--runs N] [--quick] [--force] [--quiet]")
+		fmt.Fprintln(stderr, "usage: simrun calibrate [--out FILE] [--runs N] [--quick] [--force] [--quiet]\n       simrun calibrate compare [--limit FRACTION] [--all] A.yaml B.yaml")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fs, args)
@@ -86,6 +89,56 @@ func cmdCalibrateWith(args []string, stdout, stderr io.Writer, o calibrate.Optio
 	}
 	fmt.Fprintf(stdout, "Wrote %s in %.1f s; use it with `cost: {file: %s}` under a host of a scenario (docs/cost-model.md).\n",
 		*out, r.Elapsed.Seconds(), filepath.Base(*out))
+	return 0
+}
+
+// cmdCalibrateCompare sets two calibrated cost files side by side: each
+// measured price's two values and their difference, flagged beyond the
+// limit (5%), so that two calibrations of one machine can be held to
+// issue 18's rule. Exit codes: 0 every measured price within the limit
+// or marked noisy by a file, 1 some price beyond it unmarked, 2 a bad
+// flag or a file that does not read.
+func cmdCalibrateCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("calibrate compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	limit := fs.Float64("limit", calibrate.DefaultRule().MaxSpread, "the relative difference beyond which a price is flagged")
+	all := fs.Bool("all", false, "list the prices both files kept at a default too")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: simrun calibrate compare [--limit FRACTION] [--all] A.yaml B.yaml")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 2 {
+		fs.Usage()
+		return 2
+	}
+	if !(*limit > 0) {
+		fmt.Fprintf(stderr, "simrun calibrate compare: --limit %v; give a fraction above 0 (0.05 is 5%%)\n", *limit)
+		return 2
+	}
+	var data [2][]byte
+	for i, name := range pos {
+		if data[i], err = os.ReadFile(name); err != nil {
+			fmt.Fprintf(stderr, "simrun calibrate compare: %v\n", err)
+			return 2
+		}
+	}
+	diffs, err := calibrate.Compare(pos[0], data[0], pos[1], data[1])
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun calibrate compare: %v\n", err)
+		return 2
+	}
+	sum, err := calibrate.WriteCompare(stdout, pos[0], pos[1], diffs, *limit, *all)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun calibrate compare: %v\n", err)
+		return 2
+	}
+	if sum.Unexplained > 0 {
+		return 1
+	}
 	return 0
 }
 

@@ -21,9 +21,14 @@ func (p loadProbe) Sample() (calibrate.LoadSample, error) { return calibrate.Loa
 // calibrateCmd runs simrun calibrate with args and fake benchmarks on a
 // machine in state load, returning the exit code and output.
 func calibrateCmd(load calibrate.LoadSample, args ...string) (int, string, string) {
+	return calibrateCmdAt(load, 90, args...)
+}
+
+// calibrateCmdAt is calibrateCmd with the fake null system call at ns.
+func calibrateCmdAt(load calibrate.LoadSample, ns float64, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	b := calibrate.Bench{Name: "getppid", Unit: "ns/call", What: "a fake null system call",
-		Run: func(float64) (calibrate.Sample, error) { return calibrate.Sample{Value: 90}, nil }}
+		Run: func(float64) (calibrate.Sample, error) { return calibrate.Sample{Value: ns}, nil }}
 	code := cmdCalibrateWith(args, &out, &errOut, calibrate.Options{Benches: []calibrate.Bench{b}, Probe: loadProbe(load)})
 	return code, out.String(), errOut.String()
 }
@@ -65,6 +70,43 @@ var _ = Describe("simrun calibrate", func() {
 		Expect(string(data)).NotTo(ContainSubstring("NOISY"))
 		Expect(string(data)).To(ContainSubstring("benchmark futex_wake did not run"))
 		Expect(stdout).To(ContainSubstring("Kept at the default price"))
+	})
+
+	It("compares two calibrations, failing on a price beyond 5% that neither marked noisy", func() {
+		a, b, c := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml"), filepath.Join(dir, "c.yaml")
+		for f, ns := range map[string]float64{a: 90, b: 90, c: 100} {
+			code, _, stderr := calibrateCmdAt(quiet, ns, "--out", f, "--quiet")
+			Expect(code).To(Equal(0), stderr)
+		}
+		var out, errOut bytes.Buffer
+		Expect(run([]string{"calibrate", "compare", a, b}, &out, &errOut)).To(Equal(0), errOut.String())
+		Expect(out.String()).To(MatchRegexp(`\nsyscall\s+90\s+90\s+ns\s+\+0\.0%\s*\n`))
+		Expect(out.String()).To(ContainSubstring("1 measured prices: 1 within 5%, 0 beyond it and marked noisy, 0 beyond it unmarked"))
+		out.Reset()
+		Expect(run([]string{"calibrate", "compare", a, c}, &out, &errOut)).To(Equal(1))
+		Expect(out.String()).To(MatchRegexp(`\nsyscall\s+90\s+100\s+ns\s+\+11\.1%\s+BEYOND 5%\n`))
+		// A looser limit passes it.
+		out.Reset()
+		Expect(run([]string{"calibrate", "compare", "--limit", "0.2", a, c}, &out, &errOut)).To(Equal(0))
+		// Marked noisy (a busy machine, --force): beyond, but explained.
+		n := filepath.Join(dir, "n.yaml")
+		code, _, stderr := calibrateCmdAt(busy, 100, "--out", n, "--force", "--quiet")
+		Expect(code).To(Equal(0), stderr)
+		out.Reset()
+		Expect(run([]string{"calibrate", "compare", a, n}, &out, &errOut)).To(Equal(0))
+		Expect(out.String()).To(ContainSubstring("beyond 5%, marked noisy (B noisy"))
+	})
+
+	It("refuses a compare it cannot make", func() {
+		var out, errOut bytes.Buffer
+		Expect(run([]string{"calibrate", "compare", "only-one.yaml"}, &out, &errOut)).To(Equal(2))
+		Expect(errOut.String()).To(ContainSubstring("usage: simrun calibrate compare"))
+		errOut.Reset()
+		Expect(run([]string{"calibrate", "compare", filepath.Join(dir, "none.yaml"), filepath.Join(dir, "none.yaml")}, &out, &errOut)).To(Equal(2))
+		Expect(errOut.String()).To(ContainSubstring("none.yaml"))
+		errOut.Reset()
+		Expect(run([]string{"calibrate", "compare", "--limit", "0", "a", "b"}, &out, &errOut)).To(Equal(2))
+		Expect(errOut.String()).To(ContainSubstring("--limit 0"))
 	})
 
 	It("refuses bad flags", func() {

@@ -48,6 +48,7 @@ Usage:
   simrun qat stats|clear --socket PATH [--json];  simrun qat fault --socket PATH KIND
   simrun exec [--qat SOCKET] [--sw] [--stats] -- PROGRAM ARGS...
   simrun calibrate [--out FILE] [--runs N] [--quick] [--force]
+  simrun calibrate compare [--limit F] [--all] A.yaml B.yaml
   simrun check-model [--cost FILE] [--clients 1,10,50,200,1000] [--requests N] [--quick] [--savanna] [--out FILE]
   simrun version
 

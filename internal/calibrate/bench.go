@@ -1,9 +1,6 @@
 package calibrate
 
-import (
-	"runtime"
-	"time"
-)
+import "time"
 
 // rrMessage is the request and the response size of the round trips: a
 // small message, one segment each way.
@@ -22,8 +19,8 @@ type Bench struct {
 	What string
 	// Unit is the figure's unit ("ns/call", "ns/byte", "ns/packet").
 	Unit string
-	// Run measures once; scale (1 for a full run, less for --quick)
-	// scales its iteration count.
+	// Run measures once; scale (1 for a full run, 0.2 for --quick)
+	// scales the run's time (measure.go: about 200 ms at 1).
 	Run func(scale float64) (Sample, error)
 }
 
@@ -50,33 +47,11 @@ type Measurement struct {
 	Elapsed time.Duration
 }
 
-// iters scales a full run's iteration count n, never below 1.
-func iters(n int, scale float64) int { return max(1, int(float64(n)*scale)) }
-
 // sinkU64 keeps a computed value alive, so that the compiler cannot drop
 // the work that made it.
 //
 //go:noinline
 func sinkU64(uint64) {}
-
-// perCall runs f n times on a locked thread and returns the thread CPU
-// time per call, in ns.
-func perCall(n int, f func()) (float64, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	c0, err := threadCPU()
-	if err != nil {
-		return 0, err
-	}
-	for range n {
-		f()
-	}
-	c1, err := threadCPU()
-	if err != nil {
-		return 0, err
-	}
-	return float64(c1-c0) / float64(n), nil
-}
 
 // errSkip marks a benchmark that cannot run here (not a failure).
 type errSkip string

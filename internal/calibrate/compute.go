@@ -12,11 +12,22 @@ import (
 	"github.com/savanna-sim/savanna/stack/checksum"
 )
 
-// perByte runs f passes times on a locked thread and returns the thread
-// CPU time per byte, each pass handling bytes.
-func perByte(passes, bytes int, f func()) (float64, error) {
-	ns, err := perCall(passes, f)
-	return ns / float64(bytes), err
+// perByte times f, which handles bytes bytes a pass, on the measuring
+// CPU by the thread's CPU clock, in batches (timeBatches), and returns
+// the CPU time per byte.
+func perByte(scale float64, bytes int, f func() error) (float64, error) {
+	s, err := onMeasureCPU(func() (Sample, error) {
+		v, _, err := timeBatches(budgetFor(scale), threadClock, func(n int) (float64, error) {
+			for range n {
+				if err := f(); err != nil {
+					return 0, err
+				}
+			}
+			return float64(n * bytes), nil
+		})
+		return Sample{Value: v}, err
+	})
+	return s.Value, err
 }
 
 // memcpy is Go's copy (runtime memmove, the copy Savanna's stack does)
@@ -29,8 +40,7 @@ func memcpy(size int) Bench {
 			for i := range src {
 				src[i] = byte(i)
 			}
-			passes := iters(max(1, (256<<20)/size), scale)
-			v, err := perByte(passes, size, func() { copy(dst, src) })
+			v, err := perByte(scale, size, func() error { copy(dst, src); return nil })
 			runtime.KeepAlive(dst)
 			return Sample{Value: v}, err
 		}}
@@ -45,7 +55,7 @@ func internetChecksum() Bench {
 		Run: func(scale float64) (Sample, error) {
 			buf := corpus(size)
 			var acc uint64
-			v, err := perByte(iters(100_000, scale), size, func() { acc += uint64(checksum.Checksum(buf)) })
+			v, err := perByte(scale, size, func() error { acc += uint64(checksum.Checksum(buf)); return nil })
 			sinkU64(acc)
 			return Sample{Value: v}, err
 		}}
@@ -60,13 +70,13 @@ func crc32IEEE() Bench {
 		Run: func(scale float64) (Sample, error) {
 			buf := corpus(size)
 			var acc uint64
-			v, err := perByte(iters(4000, scale), size, func() { acc += uint64(crc32.ChecksumIEEE(buf)) })
+			v, err := perByte(scale, size, func() error { acc += uint64(crc32.ChecksumIEEE(buf)); return nil })
 			sinkU64(acc)
 			return Sample{Value: v}, err
 		}}
 }
 
-// corpusSize is the compression corpus's size in a full run.
+// corpusSize is the compression corpus's size.
 const corpusSize = 1 << 20
 
 // deflateLevel is klauspost/compress/flate at level, the software path
@@ -75,26 +85,23 @@ func deflateLevel(level int) Bench {
 	return Bench{Name: fmt.Sprintf("deflate_l%d", level), Unit: "ns/input byte",
 		What: fmt.Sprintf("github.com/klauspost/compress/flate level %d (zlibshim's software path) over a 1 MiB text-like corpus, thread CPU time per input byte", level),
 		Run: func(scale float64) (Sample, error) {
-			data := corpus(max(64<<10, iters(corpusSize, scale)))
+			data := corpus(corpusSize)
 			var out bytes.Buffer
 			w, err := flate.NewWriter(&out, level)
 			if err != nil {
 				return Sample{}, fmt.Errorf("flate level %d: %w", level, err)
 			}
-			var werr error
-			v, err := perByte(2, len(data), func() {
+			v, err := perByte(scale, len(data), func() error {
 				out.Reset()
 				w.Reset(&out)
-				if _, e := w.Write(data); e != nil {
-					werr = e
+				if _, err := w.Write(data); err != nil {
+					return fmt.Errorf("flate level %d: %w", level, err)
 				}
-				if e := w.Close(); e != nil {
-					werr = e
+				if err := w.Close(); err != nil {
+					return fmt.Errorf("flate level %d: %w", level, err)
 				}
+				return nil
 			})
-			if werr != nil {
-				return Sample{}, fmt.Errorf("flate level %d: %w", level, werr)
-			}
 			ratio := float64(len(data)) / float64(max(1, out.Len()))
 			return Sample{Value: v, Extra: map[string]float64{"ratio": ratio}}, err
 		}}
@@ -107,7 +114,7 @@ func inflateBench() Bench {
 	return Bench{Name: "inflate", Unit: "ns/output byte",
 		What: "internal/inflate (zlibshim's software inflate) decoding the corpus deflated at level 6, thread CPU time per output byte",
 		Run: func(scale float64) (Sample, error) {
-			data := corpus(max(64<<10, iters(corpusSize, scale)))
+			data := corpus(corpusSize)
 			var packed bytes.Buffer
 			w, err := flate.NewWriter(&packed, 6)
 			if err != nil {
@@ -122,21 +129,18 @@ func inflateBench() Bench {
 			src := packed.Bytes()
 			dst := make([]byte, len(data)+1)
 			var dec inflate.Decoder
-			var derr error
 			got := 0
-			v, err := perByte(8, len(data), func() {
+			v, err := perByte(scale, len(data), func() error {
 				dec.Reset()
-				n, _, e := dec.Decode(dst, src)
-				got = n
-				if e != nil {
-					derr = e
+				n, _, err := dec.Decode(dst, src)
+				if err != nil {
+					return fmt.Errorf("inflate: %w", err)
 				}
+				got = n
+				return nil
 			})
-			if derr != nil {
-				return Sample{}, fmt.Errorf("inflate: %w", derr)
-			}
-			if got != len(data) || !bytes.Equal(dst[:got], data) {
-				return Sample{}, fmt.Errorf("inflate: decoded %d bytes, want the corpus's %d", got, len(data))
+			if err == nil && (got != len(data) || !bytes.Equal(dst[:got], data)) {
+				err = fmt.Errorf("inflate: decoded %d bytes, want the corpus's %d", got, len(data))
 			}
 			return Sample{Value: v}, err
 		}}

@@ -27,20 +27,19 @@ func cZlibDeflate(level int) Bench {
 	return Bench{Name: fmt.Sprintf("zlib_c_l%d", level), Unit: "ns/input byte",
 		What: fmt.Sprintf("C zlib %s compress2 level %d over the same corpus, thread CPU time per input byte", cZlibVersion(), level),
 		Run: func(scale float64) (Sample, error) {
-			data := corpus(max(64<<10, iters(corpusSize, scale)))
+			data := corpus(corpusSize)
 			bound := C.compressBound(C.uLong(len(data)))
 			src := C.CBytes(data)
 			defer C.free(src)
 			dst := C.malloc(C.size_t(bound))
 			defer C.free(dst)
-			var rc C.int
-			v, err := perByte(2, len(data), func() {
+			v, err := perByte(scale, len(data), func() error {
 				dlen := C.ulong(bound)
-				rc = C.savanna_compress((*C.uchar)(dst), &dlen, (*C.uchar)(src), C.ulong(len(data)), C.int(level))
+				if rc := C.savanna_compress((*C.uchar)(dst), &dlen, (*C.uchar)(src), C.ulong(len(data)), C.int(level)); rc != C.Z_OK {
+					return fmt.Errorf("compress2 level %d: zlib error %d", level, int(rc))
+				}
+				return nil
 			})
-			if rc != C.Z_OK {
-				return Sample{}, fmt.Errorf("compress2 level %d: zlib error %d", level, int(rc))
-			}
 			return Sample{Value: v}, err
 		}}
 }

@@ -48,6 +48,8 @@ func Map(r *Result, def map[string]cost.Entry, order []string) []Price {
 	p.kernelTCP()
 	p.compression()
 	p.stack()
+	p.connScale() // KM: connscale_map.go
+	p.tails()     // KM: tails_map.go, after the prices it divides by
 	prices := make([]Price, 0, len(order))
 	for _, op := range order {
 		if m := p.out[op]; m != nil {
@@ -113,13 +115,14 @@ func (p *pricer) get(ops []string, names ...string) []*Measurement {
 }
 
 // minUncertainty is the least uncertainty a measured price is written
-// with: five runs that agree to the nanosecond still measure a benchmark,
+// with: runs that agree to the nanosecond still measure a benchmark,
 // not the simulated path.
 const minUncertainty = 0.02
 
 // propagated is the relative uncertainty of a figure derived from the
-// measurements by sums and differences: each measurement's min-max
-// spread times its median is its absolute uncertainty, and those add
+// measurements by sums and differences: each measurement's spread
+// (interquartile range over median) times its median is its absolute
+// uncertainty, and those add
 // (worst case, so a difference of two close figures is as uncertain as
 // it really is), over the figure.
 func propagated(ns float64, from ...*Measurement) float64 {
@@ -223,22 +226,69 @@ func firstIn(m map[string]cost.Entry, names ...string) string {
 	return ""
 }
 
+// scheduling prices the context switch and the two wake-ups. A futex
+// hand-off between two threads (half a ping-pong round trip) is a
+// FUTEX_WAKE that finds the waiter, the waiter's FUTEX_WAIT, the
+// wake-up and a switch; sched_yield between two threads on one CPU is a
+// system call and a switch with no wake-up. So, with F the futex call
+// (futex_wake) and G the null system call (getppid):
+//
+//	context_switch   = sched_yield_same_cpu - G
+//	wakeup_same_core = futex_pingpong_same_cpu - 2F - context_switch
+//	wakeup           = futex_pingpong_cross_cpu - 2F - context_switch
+//
+// and the model, which charges context_switch beside one of the two
+// wake-ups, prices a same-core hand-off at the same-CPU ping-pong's
+// figure and a cross-core one at the cross-CPU ping-pong's. Without the
+// sched_yield figure the switch and the same-core wake-up cannot be
+// told apart: context_switch then holds both (the same-CPU hand-off less
+// its two futex calls, as lmbench's lat_ctx and Tsuna's timectxsw
+// measure a switch), wakeup_same_core keeps its default, and wakeup is
+// what the cross-CPU hand-off adds, so that the sums stay the same.
 func (p *pricer) scheduling() {
-	ms := p.get([]string{"context_switch", "wakeup"}, "futex_pingpong_same_cpu", "futex_wake")
+	ms := p.get([]string{"context_switch", "wakeup", "wakeup_same_core"}, "futex_pingpong_same_cpu", "futex_wake")
 	if ms == nil {
 		return
 	}
 	same, wake := ms[0].Summary.Median, ms[1].Summary.Median
-	p.set("context_switch", same-2*wake,
-		fmt.Sprintf("half a futex round trip between two threads on one CPU (%s ns) minus the two futex calls in it (2 × %s ns): the switch from the thread that sleeps to the one it woke", num(same), num(wake)), ms...)
 	cross := p.get([]string{"wakeup"}, "futex_pingpong_cross_cpu")
+	yield := p.r.Get("sched_yield_same_cpu")
+	sys := p.r.Get("getppid")
+	if yield == nil || sys == nil {
+		why := "benchmark sched_yield_same_cpu did not run"
+		for _, m := range p.r.Measurements {
+			if m.Bench.Name == "sched_yield_same_cpu" && m.Skipped != "" {
+				why = "benchmark sched_yield_same_cpu skipped: " + m.Skipped
+			}
+		}
+		if sys == nil {
+			why = "benchmark getppid did not run"
+		}
+		p.why["wakeup_same_core"] = why + "; the same-core wake-up is inside context_switch"
+		p.set("context_switch", same-2*wake,
+			fmt.Sprintf("half a futex round trip between two threads on one CPU (%s ns) minus the two futex calls in it (2 × %s ns): the switch to the thread it woke, with the same-core wake-up in it (%s)", num(same), num(wake), why), ms...)
+		if cross != nil {
+			c := cross[0].Summary.Median
+			p.set("wakeup", c-same,
+				fmt.Sprintf("half a futex round trip between threads on two CPUs (%s ns) minus the same on one CPU (%s ns): what waking a thread on another CPU adds (try_to_wake_up's IPI, the idle CPU's exit), the model charging wakeup beside context_switch", num(c), num(same)),
+				append(cross, ms...)...)
+		}
+		return
+	}
+	y, g := yield.Summary.Median, sys.Summary.Median
+	cs := y - g
+	p.set("context_switch", cs,
+		fmt.Sprintf("sched_yield between two threads on one CPU (%s ns a yield) minus the null system call (%s ns): one switch, no wake-up", num(y), num(g)), yield, sys)
+	p.set("wakeup_same_core", same-2*wake-cs,
+		fmt.Sprintf("half a futex round trip between two threads on one CPU (%s ns) minus its two futex calls (2 × %s ns) and the switch (%s ns): try_to_wake_up's enqueue on the waker's own run queue, the model charging wakeup_same_core beside context_switch when the woken thread runs on the waker's core", num(same), num(wake), num(cs)),
+		append(ms, yield, sys)...)
 	if cross == nil {
 		return
 	}
 	c := cross[0].Summary.Median
-	p.set("wakeup", c-same,
-		fmt.Sprintf("half a futex round trip between threads on two CPUs (%s ns) minus the same on one CPU (%s ns): what waking a thread on another CPU adds (try_to_wake_up's IPI, the idle CPU's exit), the model charging wakeup beside context_switch", num(c), num(same)),
-		append(cross, ms...)...)
+	p.set("wakeup", c-2*wake-cs,
+		fmt.Sprintf("half a futex round trip between threads on two CPUs (%s ns) minus its two futex calls (2 × %s ns) and the switch (%s ns): waking a thread on another CPU (try_to_wake_up, the IPI, the idle CPU's exit), the model charging wakeup beside context_switch when the woken thread runs on another core", num(c), num(wake), num(cs)),
+		append(cross, ms[1], yield, sys)...)
 }
 
 func (p *pricer) memory() {

@@ -13,11 +13,12 @@ import (
 	"github.com/savanna-sim/savanna/sim/cost"
 )
 
-// meas is a measurement with the given median and relative spread.
+// meas is a measurement with the given median and relative spread (the
+// interquartile range over the median; the range is twice that).
 func meas(name string, median, spread float64) *calibrate.Measurement {
 	return &calibrate.Measurement{Bench: calibrate.Bench{Name: name, Unit: "ns/x", What: "fake " + name},
-		Summary: calibrate.Summary{Runs: 5, Median: median, Min: median * (1 - spread/2), Max: median * (1 + spread/2),
-			Q1: median, Q3: median},
+		Summary: calibrate.Summary{Runs: 9, Median: median, Min: median * (1 - spread), Max: median * (1 + spread),
+			Q1: median * (1 - spread/2), Q3: median * (1 + spread/2)},
 		Noisy: spread > 0.05}
 }
 
@@ -27,7 +28,7 @@ func synthetic() *calibrate.Result {
 		meas("getppid", 100, 0.01),
 		meas("epoll_wait_0", 250, 0.01), meas("epoll_wait_1", 320, 0.01),
 		meas("epoll_wait_16", 1370, 0.01), meas("epoll_wait_64", 4730, 0.01),
-		meas("futex_wake", 180, 0.01),
+		meas("futex_wake", 180, 0.01), meas("sched_yield_same_cpu", 600, 0.01),
 		meas("futex_pingpong_same_cpu", 1500, 0.02), meas("futex_pingpong_cross_cpu", 2300, 0.02),
 		meas("memcpy_64", 0.2, 0.01), meas("memcpy_1500", 0.05, 0.01), meas("memcpy_65536", 0.04, 0.01),
 		meas("checksum_1500", 0.07, 0.01),
@@ -44,8 +45,9 @@ func synthetic() *calibrate.Result {
 	st := ms[len(ms)-1]
 	st.Summary.Median = 2*30/2.6 + 100*0.05 + 2*250/2.6
 	st.Summary.Min, st.Summary.Max = st.Summary.Median, st.Summary.Median
+	st.Summary.Q1, st.Summary.Q3 = st.Summary.Median, st.Summary.Median
 	st.Extra = map[string]float64{"stack_tcp_rx": 1, "copy_byte": 100}
-	return &calibrate.Result{Runs: 5, Rule: calibrate.DefaultRule(), Measurements: ms,
+	return &calibrate.Result{Runs: 9, Rule: calibrate.DefaultRule(), Measurements: ms,
 		Machine: calibrate.Machine{CPU: "Test CPU 9000", MHz: 2600, CPUs: 2, Kernel: "6.1.0 x86_64", Go: "go1.26", Date: "2026-01-02"}}
 }
 
@@ -90,7 +92,7 @@ var _ = Describe("the cost file", func() {
 		Expect(p.Entry).To(HaveField("Value", 100.0))
 		Expect(p.Entry.Unit).To(Equal("ns"))
 		Expect(p.Entry.Source).To(ContainSubstring("getppid"))
-		Expect(p.Entry.Source).To(ContainSubstring("median 100 over 5 runs"))
+		Expect(p.Entry.Source).To(ContainSubstring("median 100 over 9 runs, spread 1.0% (interquartile range 99.5 to 100.5 over the median)"))
 		Expect(p.Entry.Source).To(ContainSubstring("spread 1.0%"))
 		Expect(p.Entry.Source).To(ContainSubstring("Test CPU 9000 (2 CPUs at 2600 MHz), Linux 6.1.0 x86_64, go1.26, 2026-01-02"))
 		Expect(p.Noisy).To(BeFalse())
@@ -112,9 +114,14 @@ var _ = Describe("the cost file", func() {
 
 	It("derives the system-call and scheduling prices by the differences docs/calibration.md gives", func() {
 		prices, _ := written(synthetic())
-		Expect(price(prices, "syscall_futex").Entry.Value).To(Equal(80.0))    // 180 - 100
-		Expect(price(prices, "context_switch").Entry.Value).To(Equal(1140.0)) // 1500 - 2 × 180
-		Expect(price(prices, "wakeup").Entry.Value).To(Equal(800.0))          // 2300 - 1500
+		Expect(price(prices, "syscall_futex").Entry.Value).To(Equal(80.0)) // 180 - 100
+		// The switch is a sched_yield less its system call; each wake-up
+		// is its hand-off less the two futex calls and the switch.
+		Expect(price(prices, "context_switch").Entry.Value).To(Equal(500.0))   // 600 - 100
+		Expect(price(prices, "wakeup_same_core").Entry.Value).To(Equal(640.0)) // 1500 - 2 × 180 - 500
+		Expect(price(prices, "wakeup").Entry.Value).To(Equal(1440.0))          // 2300 - 2 × 180 - 500
+		Expect(price(prices, "wakeup_same_core").Measured).To(BeTrue())
+		Expect(price(prices, "wakeup_same_core").Entry.Source).To(ContainSubstring("sched_yield_same_cpu"))
 		// The epoll points lie on 250 + 70 × ready: per call the
 		// intercept less the null system call, per ready event the slope,
 		// each its own op.
@@ -129,7 +136,7 @@ var _ = Describe("the cost file", func() {
 		r := synthetic()
 		for _, m := range r.Measurements {
 			if m.Bench.Name == "futex_wake" {
-				m.Summary.Min, m.Summary.Max = 171, 189 // spread 10%
+				m.Summary.Q1, m.Summary.Q3 = 171, 189 // spread 10%
 			}
 		}
 		prices, text := written(r)
@@ -181,9 +188,22 @@ var _ = Describe("the cost file", func() {
 		Expect(price(prices, "nic_rx_packet").Measured).To(BeFalse())
 	})
 
+	It("without the sched_yield figure keeps the same-core wake-up inside context_switch, so that both hand-offs cost what they measured", func() {
+		r := synthetic()
+		r.Get("sched_yield_same_cpu").Skipped = "sched_yield switched on 10% of calls"
+		def, _, _ := calibrate.DefaultModel()
+		prices, _ := written(r)
+		Expect(price(prices, "context_switch").Entry.Value).To(Equal(1140.0)) // 1500 - 2 × 180
+		Expect(price(prices, "wakeup").Entry.Value).To(Equal(800.0))          // 2300 - 1500
+		p := price(prices, "wakeup_same_core")
+		Expect(p.Measured).To(BeFalse())
+		Expect(p.Entry.Value).To(Equal(def["wakeup_same_core"].Value))
+		Expect(p.Entry.Source).To(ContainSubstring("benchmark sched_yield_same_cpu skipped: sched_yield switched on 10% of calls"))
+	})
+
 	It("keeps the default where a difference is not positive, and where a benchmark was skipped", func() {
 		r := synthetic()
-		r.Get("futex_pingpong_cross_cpu").Summary.Median = 1400 // faster than on one CPU
+		r.Get("futex_pingpong_cross_cpu").Summary.Median = 800 // less than its futex calls and a switch
 		r.Get("tcp_rr_loopback").Skipped = "socket: permission denied"
 		prices, data := written(r)
 		_, err := cost.For(costops.Table()).Parse("calibrated.yaml", data)

@@ -1,9 +1,8 @@
 package calibrate
 
 import (
+	"errors"
 	"fmt"
-	"runtime"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,7 +22,8 @@ func tcpRR() Bench {
 			}
 			defer unix.Close(c)
 			defer unix.Close(s)
-			d, err := roundTrips(c, c, s, s, iters(20_000, scale))
+			// Shutting the client's side down ends the server's loop.
+			d, err := roundTrips(c, c, s, s, budgetFor(scale), func() { unix.Shutdown(c, unix.SHUT_WR) })
 			return Sample{Value: d}, err
 		}}
 }
@@ -39,13 +39,21 @@ func pipeRR() Bench {
 				return Sample{}, fmt.Errorf("pipe2: %w", err)
 			}
 			defer unix.Close(req[0])
-			defer unix.Close(req[1])
+			defer func() {
+				if req[1] >= 0 {
+					unix.Close(req[1])
+				}
+			}()
 			if err := unix.Pipe2(resp[:], unix.O_CLOEXEC); err != nil {
 				return Sample{}, fmt.Errorf("pipe2: %w", err)
 			}
 			defer unix.Close(resp[0])
 			defer unix.Close(resp[1])
-			d, err := roundTrips(req[1], resp[0], req[0], resp[1], iters(20_000, scale))
+			// Closing the request pipe's write end ends the server's loop.
+			d, err := roundTrips(req[1], resp[0], req[0], resp[1], budgetFor(scale), func() {
+				unix.Close(req[1])
+				req[1] = -1
+			})
 			return Sample{Value: d}, err
 		}}
 }
@@ -92,19 +100,31 @@ func tcpPair() (client, server int, err error) {
 	return client, server, nil
 }
 
-// roundTrips runs n timed round trips (after a warm-up): the client
-// writes a request to cw and reads the response from cr; the server
-// reads the request from sr and writes the response to sw. It returns
+// roundTrips runs timed batches of round trips: the client writes a
+// request to cw and reads the response from cr; the server reads the
+// request from sr and writes the response to sw. The client runs on the
+// measuring CPU and the server on the partner CPU (cpuPair), each
+// thread pinned, so that every run has the same placement; stop ends
+// the server's loop (its read sees the end of the stream). It returns
 // the wall time per round trip in ns.
-func roundTrips(cw, cr, sr, sw, n int) (float64, error) {
-	const warm = 1000
-	srvErr := make(chan error, 1)
+func roundTrips(cw, cr, sr, sw int, bud budget, stop func()) (float64, error) {
+	client, server, err := cpuPair()
+	if err != nil {
+		return 0, err
+	}
+	srvErr, srvReady := make(chan error, 1), make(chan error, 1)
 	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
+		if err := pinThread(server); err != nil {
+			srvReady <- err
+			return
+		}
+		srvReady <- nil
 		buf := make([]byte, rrMessage)
-		for range warm + n {
+		for {
 			if err := readFull(sr, buf); err != nil {
+				if errors.Is(err, errEndOfStream) {
+					err = nil
+				}
 				srvErr <- err
 				return
 			}
@@ -113,29 +133,34 @@ func roundTrips(cw, cr, sr, sw, n int) (float64, error) {
 				return
 			}
 		}
-		srvErr <- nil
 	}()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	buf := make([]byte, rrMessage)
-	var start time.Time
-	for i := range warm + n {
-		if i == warm {
-			start = time.Now()
-		}
-		if err := writeFull(cw, buf); err != nil {
-			return 0, err
-		}
-		if err := readFull(cr, buf); err != nil {
-			return 0, err
-		}
-	}
-	d := time.Since(start)
-	if err := <-srvErr; err != nil {
+	if err := <-srvReady; err != nil {
 		return 0, err
 	}
-	return float64(d) / float64(n), nil
+	s, err := onPinned(client, func() (Sample, error) {
+		buf := make([]byte, rrMessage)
+		v, _, err := timeBatches(bud, wallClock(), func(n int) (float64, error) {
+			for range n {
+				if err := writeFull(cw, buf); err != nil {
+					return 0, err
+				}
+				if err := readFull(cr, buf); err != nil {
+					return 0, err
+				}
+			}
+			return float64(n), nil
+		})
+		return Sample{Value: v}, err
+	})
+	stop()
+	if serr := <-srvErr; err == nil {
+		err = serr
+	}
+	return s.Value, err
 }
+
+// errEndOfStream is a read that found the other side shut down.
+var errEndOfStream = errors.New("read: end of stream")
 
 func readFull(fd int, b []byte) error {
 	for len(b) > 0 {
@@ -147,7 +172,7 @@ func readFull(fd int, b []byte) error {
 			return fmt.Errorf("read: %w", err)
 		}
 		if n == 0 {
-			return fmt.Errorf("read: end of stream")
+			return errEndOfStream
 		}
 		b = b[n:]
 	}

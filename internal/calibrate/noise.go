@@ -35,8 +35,9 @@ func (s LoadSample) String() string {
 // Rule decides when figures are noisy and when the machine is too busy
 // to measure. docs/calibration.md states it.
 type Rule struct {
-	// MaxSpread marks a price noisy when its runs' relative spread
-	// ((max - min) / median) is above it.
+	// MaxSpread marks a price noisy when its runs' robust relative
+	// spread (Summary.Spread: interquartile range over median) is above
+	// it.
 	MaxSpread float64
 	// MaxLoadPerCPU refuses when the one-minute load average per CPU is
 	// above it before the benchmarks start. It is not checked after

@@ -3,6 +3,7 @@ package calibrate_test
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -72,13 +73,41 @@ var _ = Describe("the noise rule", func() {
 
 	It("marks a benchmark whose runs spread more than 5% noisy, and one that does not, not", func() {
 		r, err := runWith(&fakeProbe{samples: []calibrate.LoadSample{quiet()}}, false,
-			fakeBench("steady", 100, 101, 99, 100, 102), fakeBench("jumpy", 100, 140, 90, 100, 100))
+			fakeBench("steady", 100, 101, 99, 100, 102), fakeBench("jumpy", 100, 140, 90, 110, 80))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(r.Measurements[0].Noisy).To(BeFalse())
-		Expect(r.Measurements[0].Summary.Spread()).To(BeNumerically("~", 0.03, 1e-12))
+		// 99 100 100 101 102: quartiles 100 and 101.
+		Expect(r.Measurements[0].Summary.Spread()).To(BeNumerically("~", 0.01, 1e-12))
 		Expect(r.Measurements[1].Noisy).To(BeTrue())
-		Expect(r.Measurements[1].Summary.Spread()).To(BeNumerically("~", 0.5, 1e-12))
+		// 80 90 100 110 140: quartiles 90 and 110.
+		Expect(r.Measurements[1].Summary.Spread()).To(BeNumerically("~", 0.2, 1e-12))
 		Expect(r.Forced()).To(BeFalse())
+	})
+
+	It("runs every benchmark nine times by default, interleaved, with the garbage collector stopped", func() {
+		var order []string
+		gc := []int{}
+		before := debug.SetGCPercent(-1)
+		debug.SetGCPercent(before)
+		mk := func(name string) calibrate.Bench {
+			return calibrate.Bench{Name: name, Run: func(float64) (calibrate.Sample, error) {
+				order = append(order, name)
+				gc = append(gc, debug.SetGCPercent(-1))
+				return calibrate.Sample{Value: 1}, nil
+			}}
+		}
+		r, err := calibrate.Run(calibrate.Options{Benches: []calibrate.Bench{mk("a"), mk("b")},
+			Probe: &fakeProbe{samples: []calibrate.LoadSample{quiet()}}, Machine: calibrate.Machine{CPU: "Test CPU", Date: "2026-01-01"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Runs).To(Equal(9))
+		Expect(order).To(HaveLen(18))
+		Expect(order[:4]).To(Equal([]string{"a", "b", "a", "b"}))
+		// Inside a run the collector is off (SetGCPercent returns the
+		// setting it replaces); after the runs it is back.
+		for _, g := range gc {
+			Expect(g).To(Equal(-1))
+		}
+		Expect(debug.SetGCPercent(before)).To(Equal(before))
 	})
 
 	It("refuses before measuring on a busy machine", func() {

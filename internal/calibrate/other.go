@@ -32,5 +32,11 @@ func nullSyscall() Bench               { return linuxOnly("getppid") }
 func epollReady(k int) Bench           { return linuxOnly("epoll_wait") }
 func futexWake() Bench                 { return linuxOnly("futex_wake") }
 func futexPingPong(sameCPU bool) Bench { return linuxOnly("futex_pingpong") }
+func schedYield() Bench                { return linuxOnly("sched_yield_same_cpu") }
 func tcpRR() Bench                     { return linuxOnly("tcp_rr_loopback") }
 func pipeRR() Bench                    { return linuxOnly("pipe_rr") }
+
+// onMeasureCPU cannot pin a thread here.
+func onMeasureCPU(func() (Sample, error)) (Sample, error) {
+	return Sample{}, errSkip(errNotLinux.Error())
+}

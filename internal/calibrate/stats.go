@@ -18,11 +18,28 @@ type Summary struct {
 	Q1, Q3 float64
 }
 
-// Spread is the relative spread (max - min) / median: the figure the
-// noise rule compares with its threshold. Min-max rather than the
-// interquartile range because at five runs the IQR ignores the two
-// extreme runs, which are what a busy neighbour disturbs.
+// Spread is the robust relative spread, the interquartile range over
+// the median ((Q3 - Q1) / median): the figure the noise rule compares
+// with its threshold and a price's uncertainty is propagated from. A
+// quartile is not moved by the most extreme quarter of the runs on
+// either side, so one run that a neighbour's burst of load slowed (or a
+// lucky quiet one) does not mark a steady benchmark noisy, as it would
+// the range (max - min) / median; criterion.rs classifies outliers by
+// the same quartile fences (Tukey's) and reports the median absolute
+// deviation beside the median for the same reason (docs/calibration.md).
 func (s Summary) Spread() float64 {
+	if s.Median == 0 {
+		if s.Q3 == s.Q1 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return (s.Q3 - s.Q1) / math.Abs(s.Median)
+}
+
+// Range is the relative range (max - min) / median, given beside the
+// spread in a price's source.
+func (s Summary) Range() float64 {
 	if s.Median == 0 {
 		if s.Max == s.Min {
 			return 0
@@ -32,18 +49,10 @@ func (s Summary) Spread() float64 {
 	return (s.Max - s.Min) / math.Abs(s.Median)
 }
 
-// IQR is the relative interquartile range (Q3 - Q1) / median.
-func (s Summary) IQR() float64 {
-	if s.Median == 0 {
-		return 0
-	}
-	return (s.Q3 - s.Q1) / math.Abs(s.Median)
-}
-
 // String is the summary as a source quotes it.
 func (s Summary) String() string {
-	return fmt.Sprintf("median %s over %d runs, min %s, max %s, spread %.1f%% (IQR %.1f%%)",
-		num(s.Median), s.Runs, num(s.Min), num(s.Max), 100*s.Spread(), 100*s.IQR())
+	return fmt.Sprintf("median %s over %d runs, spread %.1f%% (interquartile range %s to %s over the median), min %s, max %s (range %.1f%%)",
+		num(s.Median), s.Runs, 100*s.Spread(), num(s.Q1), num(s.Q3), num(s.Min), num(s.Max), 100*s.Range())
 }
 
 // errNoSamples is returned for an empty sample set.

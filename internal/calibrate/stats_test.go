@@ -19,9 +19,24 @@ var _ = Describe("statistics", func() {
 		Expect(s.Max).To(Equal(110.0))
 		Expect(s.Q1).To(Equal(95.0))
 		Expect(s.Q3).To(Equal(105.0))
-		Expect(s.Spread()).To(BeNumerically("~", 0.20, 1e-12))
-		Expect(s.IQR()).To(BeNumerically("~", 0.10, 1e-12))
-		Expect(s.String()).To(ContainSubstring("median 100 over 5 runs"))
+		Expect(s.Spread()).To(BeNumerically("~", 0.10, 1e-12))
+		Expect(s.Range()).To(BeNumerically("~", 0.20, 1e-12))
+		Expect(s.String()).To(ContainSubstring("median 100 over 5 runs, spread 10.0% (interquartile range 95 to 105 over the median), min 90, max 110 (range 20.0%)"))
+	})
+
+	It("spreads by the interquartile range, so that one disturbed run in nine does not make a steady benchmark noisy", func() {
+		// Eight runs within 2% and one a neighbour slowed by 40%: the
+		// range is 41%, the interquartile range 1%.
+		s, err := calibrate.Summarize([]float64{100, 101, 99, 100, 140, 100, 101, 99, 100})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Range()).To(BeNumerically("~", 0.41, 1e-12))
+		Expect(s.Spread()).To(BeNumerically("~", 0.01, 1e-12))
+		Expect(calibrate.DefaultRule().Noisy(s)).To(BeFalse())
+		// Runs that really wander are noisy.
+		s, err = calibrate.Summarize([]float64{100, 110, 90, 120, 80, 105, 95, 115, 85})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Spread()).To(BeNumerically(">", 0.05))
+		Expect(calibrate.DefaultRule().Noisy(s)).To(BeTrue())
 	})
 
 	It("takes the mean of the middle two for an even number of runs, and leaves the samples alone", func() {

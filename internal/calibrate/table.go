@@ -17,18 +17,18 @@ func WriteTable(w io.Writer, r *Result, prices []Price) error {
 	if r.Forced() {
 		fmt.Fprintf(tw, "NOISY: busy machine, written with --force: %s\n", strings.Join(r.Busy, "; "))
 	}
-	fmt.Fprintf(tw, "\nbenchmark\tmedian\tunit\tmin\tmax\tspread\t\n")
+	fmt.Fprintf(tw, "\nbenchmark\tmedian\tunit\tmin\tmax\tspread (IQR)\trange\t\n")
 	for _, m := range r.Measurements {
 		if m.Skipped != "" {
-			fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\n", m.Bench.Name, m.Skipped)
+			fmt.Fprintf(tw, "%s\tskipped: %s\t\t\t\t\t\t\n", m.Bench.Name, m.Skipped)
 			continue
 		}
 		mark := ""
 		if r.Rule.Noisy(m.Summary) {
 			mark = "noisy"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f%%\t%s\n", m.Bench.Name, num(m.Summary.Median), m.Bench.Unit,
-			num(m.Summary.Min), num(m.Summary.Max), 100*m.Summary.Spread(), mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%s\n", m.Bench.Name, num(m.Summary.Median), m.Bench.Unit,
+			num(m.Summary.Min), num(m.Summary.Max), 100*m.Summary.Spread(), 100*m.Summary.Range(), mark)
 	}
 	fmt.Fprintf(tw, "\nprice\tvalue\tunit\tspread\tfrom\t\n")
 	var kept []string

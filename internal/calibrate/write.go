@@ -75,14 +75,15 @@ func NewFile(r *Result, prices []Price) *File {
 		fmt.Fprintf(&d, "NOISY: measured on a busy machine and written with --force (%s). ", strings.Join(r.Busy, "; "))
 	}
 	fmt.Fprintf(&d, "Measured by simrun calibrate on %s: %d runs per benchmark%s. %d of %d prices measured here (%d of them noisy: spread over %.0f%%%s); the others keep the default model's prices, each source saying why. Machine load before: %s; after: %s.",
-		r.Machine, r.Runs, map[bool]string{true: " (--quick: a fifth of the iterations)", false: ""}[r.Quick],
+		r.Machine, r.Runs, map[bool]string{true: " (--quick: a fifth of the time)", false: ""}[r.Quick],
 		measured, len(prices), noisy, 100*r.Rule.MaxSpread, map[bool]string{true: " or machine busy", false: ""}[r.Forced()],
 		r.Before, r.After)
 	f.Description = d.String()
 	f.Header = "Cost model measured on this machine by `simrun calibrate` (docs/calibration.md).\n" +
 		"Every price has value, unit and source; measured prices are in ns, their\n" +
-		"uncertainty is propagated from the runs' min-max spread, and their source names\n" +
-		"the benchmark, its median and spread over the runs and the machine;\n" +
+		"uncertainty is propagated from the runs' spread (interquartile range over\n" +
+		"median), and their source names the benchmark, its median and spread\n" +
+		"over the runs and the machine;\n" +
 		"prices marked # noisy spread more than the limit or come from a busy machine."
 	return f
 }

@@ -2,12 +2,16 @@ package checkmodel_test
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/savanna-sim/savanna/internal/checkmodel"
 	"github.com/savanna-sim/savanna/rig/scenario"
+	"github.com/savanna-sim/savanna/sim/cost"
 )
 
 var _ = Describe("the simulated twin", func() {
@@ -41,5 +45,26 @@ var _ = Describe("the simulated twin", func() {
 		_, err := checkmodel.RunSim(checkmodel.SimConfig{System: checkmodel.SystemRedis, Command: "SET", Clients: 1, Requests: 10,
 			DataSize: 3, CostFile: "testdata/redis-benchmark-6-set.csv"})
 		Expect(err).To(MatchError(ContainSubstring("redis-benchmark-6-set.csv")))
+	})
+})
+
+var _ = Describe("the simulated twin's model mechanisms", func() {
+	It("carries the cost file's spread through to its tails", func() {
+		dir := GinkgoT().TempDir()
+		file := filepath.Join(dir, "spread.yaml")
+		data := string(cost.DefaultBytes())
+		old := "  kernel_tcp_rx:\n    {value: 1200, unit: ns, "
+		Expect(data).To(ContainSubstring(old))
+		data = strings.Replace(data, old, "  kernel_tcp_rx:\n    {value: 1200, unit: ns, spread: 1, spread_source: \"a spec's\", ", 1)
+		Expect(os.WriteFile(file, []byte(data), 0o644)).To(Succeed())
+		run := func(costFile string) checkmodel.Point {
+			p, err := checkmodel.RunSim(checkmodel.SimConfig{System: checkmodel.SystemRedis, Command: "GET", Clients: 1,
+				Requests: 2000, DataSize: 3, CostFile: costFile})
+			Expect(err).NotTo(HaveOccurred())
+			return p
+		}
+		flat, spread := run(""), run(file)
+		Expect(flat.P99MS / flat.MeanMS).To(BeNumerically("<", 1.01))
+		Expect(spread.P99MS / spread.MeanMS).To(BeNumerically(">", 1.2))
 	})
 })

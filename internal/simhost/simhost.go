@@ -38,7 +38,24 @@ type Placement struct {
 	// node. Above 0 the instance's meter is decorated with
 	// numa.PacketMemory.
 	RemoteMemory float64
+	// ConnCache is the host's per-connection working set of the kernel
+	// path (cost.Model.ConnCache; zero: none modelled). A kernel-mode
+	// instance charges it on its core for the instance's established
+	// connections (RSS keeps a connection on its queue's CPU, whose
+	// softirq touches that socket), and on a calling thread's core, for
+	// the transmit its socket calls run, for HostConns'.
+	ConnCache cost.ConnCache
+	// HostConns counts the established connections of the host's whole
+	// stack, those an application thread's system calls may touch (nil:
+	// the instance's own).
+	HostConns func() int
 }
+
+// EstablishedConns returns the established connections of in (RFC 1213
+// tcpCurrEstab: ESTABLISHED and CLOSE-WAIT), the sockets whose state a
+// segment's processing touches; a connection in TIME-WAIT keeps only an
+// inet_timewait_sock, which no segment of a live connection touches.
+func EstablishedConns(in *lstack.Instance) int { return int(in.TCP().Stats().CurrEstab) }
 
 // BindStack binds queue q of port to core and attaches the instance to
 // it, its memory placed as at says. A user-space instance's driver and
@@ -63,11 +80,17 @@ func BindStack(core *sim.Core, port *nic.Port, q int, in *lstack.Instance, at Pl
 		return nil
 	}
 	kp := cost.NewKernelPath(core.Meter(LayerKernel), costops.KernelModelOps(), core.Wake)
+	own := func() int { return EstablishedConns(in) }
+	kp.SetConnCache(at.ConnCache, own)
 	if err := port.BindQueue(q, kp); err != nil {
 		return err
 	}
+	host := at.HostConns
+	if host == nil {
+		host = own
+	}
 	in.SetAppMeter(kernelSyscalls)
-	in.SetSenderMeter(kernelSender)
+	in.SetSenderMeter(func(m hw.Meter) hw.Meter { return kernelSender(m, at.ConnCache, host) })
 	core.AttachAs(LayerKernel, Metered{Poller: in, Meter: placed(kp, at)})
 	return nil
 }
@@ -77,12 +100,16 @@ func BindStack(core *sim.Core, port *nic.Port, q int, in *lstack.Instance, at Pl
 // Linux runs tcp_sendmsg -> tcp_push -> tcp_write_xmit -> ip_queue_xmit
 // -> dev_queue_xmit in the system call's context (net/ipv4/tcp.c,
 // net/ipv4/tcp_output.c), not on the CPU that takes the NIC's
-// interrupts (lstack.Instance.SetSenderMeter).
-func kernelSender(m hw.Meter) hw.Meter {
+// interrupts (lstack.Instance.SetSenderMeter). Its segments pay the
+// per-connection misses of the connections active counts: the thread's
+// core touches the state of every connection it sends on.
+func kernelSender(m hw.Meter, cc cost.ConnCache, active func() int) hw.Meter {
 	if c, ok := m.(*sim.Core); ok {
 		m = c.Meter(LayerKernel)
 	}
-	return cost.NewKernelPath(m, costops.KernelModelOps(), nil)
+	kp := cost.NewKernelPath(m, costops.KernelModelOps(), nil)
+	kp.SetConnCache(cc, active)
+	return kp
 }
 
 // kernelSyscalls is the application-side decorator of a kernel-stack

@@ -38,7 +38,9 @@ type Entry struct {
 	// Value is the price of one unit of the operation, in Unit.
 	Value float64 `yaml:"value"`
 	// Unit is ns, ps, us or cycles (cycles are converted at the clock
-	// rate of the core that does the work).
+	// rate of the core that does the work), or bytes for an entry that
+	// is a size a model reads (core_cache_bytes), never charged: its
+	// price is 0 ps.
 	Unit string `yaml:"unit"`
 	// Source says where the figure comes from: a paper, a benchmark, a
 	// measurement on a named machine. It must not be the seed figure the
@@ -216,9 +218,9 @@ func (m *Model) apply(where string, costs map[string]Entry, at locator) error {
 			return fmt.Errorf("%s: key \"costs.%s\": unknown operation; see docs/cost-model.md for the list", where, name)
 		}
 		switch e.Unit {
-		case "ps", "ns", "us", "cycles":
+		case "ps", "ns", "us", "cycles", "bytes":
 		default:
-			return fmt.Errorf("%s: key \"costs.%s.unit\": unit %q; expected ps, ns, us or cycles", where, name, e.Unit)
+			return fmt.Errorf("%s: key \"costs.%s.unit\": unit %q; expected ps, ns, us, cycles or bytes (a size)", where, name, e.Unit)
 		}
 		if e.Value < 0 {
 			return fmt.Errorf("%s: key \"costs.%s.value\": negative price %v", where, name, e.Value)

@@ -36,10 +36,28 @@ import (
 // ACK-clocked sends, retransmits and delayed ACKs in softirq on the
 // interrupt CPU (internal/simhost wires it with
 // stack/lstack.Instance.SetSenderMeter; such a meter has no doorbell).
+//
+// The stack engines' payload copies are not Linux's and are not charged
+// here: the only copy Linux makes of a segment's payload is between the
+// application's buffer and the skb, copy_from_user in tcp_sendmsg
+// (skb_copy_to_page_nocache) and copy_to_user in tcp_recvmsg
+// (skb_copy_datagram_iter), both in the system call and priced on the
+// caller's side by KernelSyscalls. tcp_write_xmit transmits a clone of
+// the queued skb (__tcp_transmit_skb's skb_clone), which a NIC reads by
+// DMA or a veth hands on as it is; a received skb waits in the socket's
+// receive queue as it arrived. The engines' copies from a send buffer
+// into a frame, from a socket's ring into TCP's buffer and from a
+// received segment into the socket's ring are the simulation's
+// plumbing.
+//
+// With SetConnCache it also charges each segment the misses of its
+// connection's kernel state once the core's connections outgrow its
+// private cache (ConnCache).
 type KernelPath struct {
-	m    hw.Meter
-	p    ProductOps
-	wake func(at time.Duration)
+	m     hw.Meter
+	p     ProductOps
+	wake  func(at time.Duration)
+	conns *connMisses
 }
 
 // NewKernelPath decorates m; p names the product's operations it prices
@@ -47,6 +65,18 @@ type KernelPath struct {
 // so that the decorated meter can be bound to a NIC queue.
 func NewKernelPath(m hw.Meter, p ProductOps, wake func(at time.Duration)) *KernelPath {
 	return &KernelPath{m: m, p: p, wake: wake}
+}
+
+// SetConnCache makes every kernel TCP segment this meter prices (input
+// and output) also pay c's misses for the connections active() says the
+// core serves, read at each charge. A disabled c, or a nil active,
+// charges nothing.
+func (k *KernelPath) SetConnCache(c ConnCache, active func() int) {
+	if !c.Enabled() || active == nil {
+		k.conns = nil
+		return
+	}
+	k.conns = &connMisses{c: c, active: active}
 }
 
 // Now implements hw.Meter.
@@ -93,11 +123,13 @@ func (k *KernelPath) Charge(op hw.CostOp, n int64) {
 		k.m.Charge(KernelIPTx, n)
 	case k.p.TCPRx:
 		k.m.Charge(KernelTCPRx, n)
+		k.conns.charge(k.m, n)
 	case k.p.TCPTx:
 		k.m.Charge(KernelTCPTx, n)
+		k.conns.charge(k.m, n)
 	case hw.CostCopyByte:
-		// Copies inside the stack are the kernel's skb copies.
-		k.m.Charge(KernelCopyByte, n)
+		// The engines' copies of payload are not Linux's (see
+		// KernelPath): the one copy is the system call's.
 	case k.p.SocketCall, k.p.RingOp:
 		// The stack thread's service of a socket call and its ring
 		// operations: in the kernel the call is the protocol's work,

@@ -202,6 +202,8 @@ func (ep *Epoll) wakeThread(m hw.Meter) {
 func (ep *Epoll) chargeWake(m hw.Meter) {
 	m.Charge(hw.CostSyscall, 1)
 	m.Charge(hw.CostSyscallFutex, 1)
+	// The thread's core is not the stack thread's (an Epoll serves an
+	// event loop on a core of its own): a cross-core wake-up.
 	m.Charge(hw.CostWakeup, 1)
 	ep.stats.Wakeups++
 }

@@ -96,7 +96,9 @@ func (in *Instance) wait(m hw.Meter, ready bool, events int64, slept *bool) {
 		return
 	}
 	if ready && *slept {
-		m.Charge(hw.CostWakeup, 1)
+		// The thread shares the instance's core, where the work that
+		// wakes it runs: a same-core wake-up, no IPI.
+		m.Charge(hw.CostWakeupSameCore, 1)
 		m.Charge(hw.CostContextSwitch, 1)
 	}
 	*slept = !ready
