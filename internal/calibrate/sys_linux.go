@@ -141,17 +141,8 @@ func futexPingPong(sameCPU bool) Bench {
 // measuring one) and one on CPU b, in timed batches, and returns the
 // wall time per hand-off (half a round trip).
 func pingPong(a, b int, bud budget) (Sample, error) {
-	var turn atomic.Uint32 // 0: a's turn, 1: b's, 2: stop
-	addr := uintptr(unsafe.Pointer(&turn))
-	wait := func(old uint32) {
-		for turn.Load() == old {
-			unix.Syscall6(unix.SYS_FUTEX, addr, futexWaitPrivate, uintptr(old), 0, 0, 0)
-		}
-	}
-	give := func(v uint32) {
-		turn.Store(v)
-		unix.RawSyscall6(unix.SYS_FUTEX, addr, futexWakePrivate, 1, 0, 0, 0)
-	}
+	var turn futexTurn // 0: a's turn, 1: b's, 2: stop
+	wait, give := turn.wait, turn.give
 	bReady := make(chan error, 1)
 	bDone := make(chan struct{})
 	var bTid int
@@ -165,7 +156,7 @@ func pingPong(a, b int, bud budget) (Sample, error) {
 		bReady <- nil
 		for {
 			wait(0)
-			if turn.Load() == 2 {
+			if turn.v.Load() == 2 {
 				return
 			}
 			give(0)
@@ -272,4 +263,22 @@ func yieldPair(cpu int, bud budget) (Sample, error) {
 	stop.Store(true)
 	<-done
 	return s, err
+}
+
+// futexTurn is a word two threads hand back and forth with FUTEX_WAIT and
+// FUTEX_WAKE, the hand-off the ping-pong benchmarks time.
+type futexTurn struct{ v atomic.Uint32 }
+
+// wait sleeps while the turn is still old.
+func (t *futexTurn) wait(old uint32) {
+	addr := uintptr(unsafe.Pointer(&t.v))
+	for t.v.Load() == old {
+		unix.Syscall6(unix.SYS_FUTEX, addr, futexWaitPrivate, uintptr(old), 0, 0, 0)
+	}
+}
+
+// give sets the turn to v and wakes the other thread.
+func (t *futexTurn) give(v uint32) {
+	t.v.Store(v)
+	unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(&t.v)), futexWakePrivate, 1, 0, 0, 0)
 }

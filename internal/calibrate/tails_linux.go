@@ -3,9 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"runtime"
-	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -111,17 +109,8 @@ func futexHandoffTail(sameCPU bool) Bench {
 // timedPingPong is pingPong with each of the n round trips timed.
 func timedPingPong(a, b, n int) ([]float64, error) {
 	const warm = 1000
-	var turn atomic.Uint32 // 0: a's turn, 1: b's, 2: stop
-	addr := uintptr(unsafe.Pointer(&turn))
-	wait := func(old uint32) {
-		for turn.Load() == old {
-			unix.Syscall6(unix.SYS_FUTEX, addr, futexWaitPrivate, uintptr(old), 0, 0, 0)
-		}
-	}
-	give := func(v uint32) {
-		turn.Store(v)
-		unix.RawSyscall6(unix.SYS_FUTEX, addr, futexWakePrivate, 1, 0, 0, 0)
-	}
+	var turn futexTurn // 0: a's turn, 1: b's, 2: stop
+	wait, give := turn.wait, turn.give
 	bReady := make(chan error, 1)
 	go func() {
 		if err := pinThread(b); err != nil {
@@ -131,7 +120,7 @@ func timedPingPong(a, b, n int) ([]float64, error) {
 		bReady <- nil
 		for range warm + n {
 			wait(0)
-			if turn.Load() == 2 {
+			if turn.v.Load() == 2 {
 				return
 			}
 			give(0)

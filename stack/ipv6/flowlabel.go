@@ -2,6 +2,8 @@ package ipv6
 
 import (
 	"encoding/binary"
+
+	"github.com/savanna-sim/savanna/stack/internal/siphash"
 )
 
 // FlowLabel returns the flow label of a transport connection (RFC 6437
@@ -23,7 +25,7 @@ func FlowLabel(secret [16]byte, src, dst Addr, proto uint8, srcPort, dstPort uin
 	b[32] = proto
 	binary.BigEndian.PutUint16(b[33:35], srcPort)
 	binary.BigEndian.PutUint16(b[35:37], dstPort)
-	h := sipHash24(binary.LittleEndian.Uint64(secret[0:8]), binary.LittleEndian.Uint64(secret[8:16]), b[:])
+	h := siphash.Sum64(binary.LittleEndian.Uint64(secret[0:8]), binary.LittleEndian.Uint64(secret[8:16]), b[:])
 	// Fold the 64 bits so that every one of them reaches the label.
 	v := uint32(h^h>>20^h>>40) & 0xfffff
 	if v == 0 {
