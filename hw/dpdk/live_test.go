@@ -44,7 +44,7 @@ var _ = Describe("simrun serve --backend dpdk on net_tap", Label("dpdk", "live",
 	})
 
 	DescribeTable("answers every request of redis-benchmark -t ping,set,get -n 100000 -c 50 against kv", func(cores int, ready string) {
-		l := startDPDKServe(tapIface, stackIP+"/24", kernelCIDR, "--app", "kv", "--port", "6379", "--cores", fmt.Sprint(cores))
+		l := startDPDKServe(tapIface, stackIP+"/24", kernelCIDR, nil, "--app", "kv", "--port", "6379", "--cores", fmt.Sprint(cores))
 		Expect(l.Ready()).To(Equal(ready))
 
 		Expect(l.RedisSetGet(stackIP, "greeting", "hello from dpdk")).To(Succeed())
@@ -99,13 +99,15 @@ var _ = AfterSuite(func() {
 
 // startDPDKServe makes the namespace svd-<pid>, runs serve in it on
 // net_tap (interface iface), waits for its ready line and gives the
-// kernel side kernelCIDR. Cleanup stops serve and deletes the namespace.
-func startDPDKServe(iface, stackCIDR, kernelCIDR string, app ...string) *livetest.Serve {
+// kernel side kernelCIDR. before, when not nil, runs in the new
+// namespace before serve starts. Cleanup stops serve and deletes the
+// namespace.
+func startDPDKServe(iface, stackCIDR, kernelCIDR string, before func(ns string), app ...string) *livetest.Serve {
 	// -l 0-1: the main lcore and one worker the EAL keeps idle; serve's
 	// lcore registers itself (rte_thread_register) and takes a free id.
 	ealArgs := "--no-huge -m 256 --no-pci --no-shconf -l 0-1 --no-telemetry --log-level=lib.eal:error " +
 		"--vdev=net_tap0,iface=" + iface
-	l := livetest.StartServeInNamespace(fmt.Sprintf("svd-%d", os.Getpid()), dpdkSimrun(), 30*time.Second,
+	l := livetest.StartServeInNamespaceAfter(fmt.Sprintf("svd-%d", os.Getpid()), dpdkSimrun(), 30*time.Second, before,
 		append([]string{"--backend", "dpdk", "--eal", ealArgs, "--ip", stackCIDR}, app...)...)
 	// net_tap brings its interface up when the port starts; the kernel
 	// side only needs an address.
@@ -155,7 +157,19 @@ var _ = Describe("simrun serve --backend dpdk over IPv6 on a two-queue net_tap",
 	})
 
 	It("serves IPv6 connections from many kernel flows on both lcores", func() {
-		l := startDPDKServe(tapIface, stackIP+"/24", kernelCIDR, "--ip", stack6+"/64", "--app", "kv", "--port", "6379", "--cores", "2")
+		// net_tap gives the kernel's interface the port's own MAC
+		// (eth_dev_tap_create sets it with SIOCSIFHWADDR), so the two
+		// sides' EUI-64 link-local addresses are the same address, and
+		// the kernel's DAD for it makes Savanna's a duplicate (RFC 4862
+		// section 5.4.3), which disables IPv6 on the interface (section
+		// 5.4.5). The kernel side therefore makes no link-local address
+		// of its own (addr_gen_mode 1, "none"); its global address is
+		// enough for Neighbor Discovery with Savanna's.
+		noLinkLocal := func(ns string) {
+			out, err := livetest.Run(10*time.Second, "ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.default.addr_gen_mode=1")
+			Expect(err).NotTo(HaveOccurred(), out)
+		}
+		l := startDPDKServe(tapIface, stackIP+"/24", kernelCIDR, noLinkLocal, "--ip", stack6+"/64", "--app", "kv", "--port", "6379", "--cores", "2")
 		Expect(l.Ready()).To(Equal("savanna: serving kv on 10.78.0.2:6379 and [fd00:78::2]:6379 (dpdk port net_tap0, 2 lcores)"))
 		out, err := l.Exec(10*time.Second, "ip", "-6", "addr", "add", kernel6+"/64", "dev", tapIface, "nodad")
 		Expect(err).NotTo(HaveOccurred(), out)
