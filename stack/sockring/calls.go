@@ -12,7 +12,11 @@ type Calls struct{ r Ring }
 
 // NewCalls returns an empty call count whose posts hand reaches the
 // consumer (nil: at once).
-func NewCalls(hand Handoff) *Calls { return &Calls{r: Ring{hand: hand}} }
+func NewCalls(hand Handoff) *Calls {
+	c := &Calls{}
+	c.r.setHandoff(hand)
+	return c
+}
 
 // Post posts one call at the producer's clock at (producer side).
 func (c *Calls) Post(at time.Duration) {

@@ -5,7 +5,11 @@ package sockring
 
 // NewRing returns an empty ring that grows up to max bytes (a power of
 // two). hand publishes its writes; nil publishes them at once.
-func NewRing(max int, hand Handoff) *Ring { return &Ring{max: int32(max), hand: hand} }
+func NewRing(max int, hand Handoff) *Ring {
+	r := &Ring{max: int32(max)}
+	r.setHandoff(hand)
+	return r
+}
 
 // New returns a pipe with empty rings.
 func New(cfg Config, drv Driver) *Pipe {

@@ -100,8 +100,10 @@ type Config struct {
 // Init makes p, a zero Pipe (one embedded in a driver's connection, to
 // spare an allocation), a pipe with empty rings.
 func (p *Pipe) Init(cfg Config, drv Driver) {
-	p.rx.max, p.rx.hand, p.rx.storage = int32(cfg.RxRing), cfg.RxHandoff, cfg.Storage
-	p.tx.max, p.tx.hand, p.tx.storage = int32(cfg.TxRing), cfg.TxHandoff, cfg.Storage
+	p.rx.max, p.rx.storage = int32(cfg.RxRing), cfg.Storage
+	p.tx.max, p.tx.storage = int32(cfg.TxRing), cfg.Storage
+	p.rx.setHandoff(cfg.RxHandoff)
+	p.tx.setHandoff(cfg.TxHandoff)
 	p.tx.guarded = cfg.Storage != nil
 	p.drv, p.clock = drv, cfg.Clock
 	p.stamp, _ = drv.(RxStamper)

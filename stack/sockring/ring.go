@@ -54,7 +54,17 @@ type Ring struct {
 	// stream keeps its size, though not its memory, while idle.
 	max, last int32
 	hand      Handoff
-	storage   *Storage
+	// catchUp is hand as a CatchUpper, or nil: asserted once when the
+	// hand-off is set, since Sync runs on every poll of every socket
+	// with a call in flight.
+	catchUp CatchUpper
+	storage *Storage
+}
+
+// setHandoff makes h the ring's hand-off.
+func (r *Ring) setHandoff(h Handoff) {
+	r.hand = h
+	r.catchUp, _ = h.(CatchUpper)
 }
 
 // The values of Ring.own.
@@ -231,8 +241,8 @@ type CatchUpper interface {
 // Sync lets the consumer, at its clock now, see every hand-off due by
 // then (consumer side; a no-op unless the hand-off is a CatchUpper).
 func (r *Ring) Sync(now time.Duration) {
-	if c, ok := r.hand.(CatchUpper); ok {
-		c.CatchUp(r, now)
+	if r.catchUp != nil {
+		r.catchUp.CatchUp(r, now)
 	}
 }
 
