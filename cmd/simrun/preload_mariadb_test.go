@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -60,25 +58,7 @@ func mariadbTools() map[string]string {
 type mariadbServer struct {
 	dir  string
 	done chan int // the server's (or simrun exec's) exit code
-	out  *lockedBuf
-}
-
-// lockedBuf is a bytes.Buffer written by a program and read by the spec.
-type lockedBuf struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuf) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	out  *syncBuffer
 }
 
 // initMariaDB makes a server's datadir, options and init.sql.
@@ -86,7 +66,7 @@ func initMariaDB() *mariadbServer {
 	dir := shortTempDir()
 	out, err := exec.Command("../../preload/test/mariadb/initdb", dir, "3306").CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "preload/test/mariadb/initdb: %s", out)
-	m := &mariadbServer{dir: dir, done: make(chan int, 1), out: &lockedBuf{}}
+	m := &mariadbServer{dir: dir, done: make(chan int, 1), out: &syncBuffer{}}
 	// A server that outlived a failed spec (simrun exec killed before
 	// it) is killed by the PID in its pid-file, when that process is
 	// still this server (its command line names the folder).
@@ -200,7 +180,7 @@ func checkMariadbStats(out, peer string) string {
 // into out and its exit code into done (-1 when it cannot be waited
 // for); the spec's cleanup kills the group (by the program's PID) if it
 // is still running.
-func startGroup(out *lockedBuf, done chan int, name string, args ...string) {
+func startGroup(out *syncBuffer, done chan int, name string, args ...string) {
 	cmd := exec.Command(name, args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -229,7 +209,7 @@ func startGroup(out *lockedBuf, done chan int, name string, args ...string) {
 // limit (then the group is killed and the code is -1) and returns what
 // it printed and its exit code.
 func runGroup(limit time.Duration, name string, args ...string) (string, int) {
-	out, done := &lockedBuf{}, make(chan int, 1)
+	out, done := &syncBuffer{}, make(chan int, 1)
 	startGroup(out, done, name, args...)
 	select {
 	case code := <-done:

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"net"
 	"net/netip"
 	"os"
@@ -749,24 +748,7 @@ func echoBulk6(ns, target string, total int, mid func(local netip.AddrPort, rece
 	sent := sha256.New()
 	start := time.Now()
 	werr := make(chan error, 1)
-	go func() {
-		r := rand.New(rand.NewPCG(42, 43))
-		buf := make([]byte, 64<<10)
-		for n := 0; n < total; n += len(buf) {
-			for i := 0; i < len(buf); i += 8 {
-				v := r.Uint64()
-				for j := 0; j < 8; j++ {
-					buf[i+j] = byte(v >> (8 * j))
-				}
-			}
-			sent.Write(buf)
-			if _, err := c.Write(buf); err != nil {
-				werr <- err
-				return
-			}
-		}
-		werr <- c.(*net.TCPConn).CloseWrite()
-	}()
+	go func() { werr <- livetest.WriteRandom(c.(*net.TCPConn), total, sent) }()
 	got := sha256.New()
 	buf := make([]byte, 256<<10)
 	n := 0

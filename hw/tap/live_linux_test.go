@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"strings"
 	"sync"
@@ -128,24 +127,7 @@ func echoBulk(l *live, total int) (string, time.Duration) {
 	sent := sha256.New()
 	start := time.Now()
 	werr := make(chan error, 1)
-	go func() {
-		r := rand.New(rand.NewPCG(42, 43))
-		buf := make([]byte, 64<<10)
-		for n := 0; n < total; n += len(buf) {
-			for i := 0; i < len(buf); i += 8 {
-				v := r.Uint64()
-				for j := 0; j < 8; j++ {
-					buf[i+j] = byte(v >> (8 * j))
-				}
-			}
-			sent.Write(buf)
-			if _, err := c.Write(buf); err != nil {
-				werr <- err
-				return
-			}
-		}
-		werr <- c.(*net.TCPConn).CloseWrite()
-	}()
+	go func() { werr <- livetest.WriteRandom(c.(*net.TCPConn), total, sent) }()
 	got := sha256.New()
 	n, err := io.Copy(got, c)
 	Expect(err).NotTo(HaveOccurred())

@@ -3,7 +3,10 @@ package livetest
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os/exec"
@@ -144,4 +147,23 @@ func DeleteNetns(ns string) {
 		}
 	}
 	_, _ = Run(10*time.Second, "ip", "netns", "del", ns)
+}
+
+// WriteRandom writes total bytes of a seeded pseudo-random stream to c in
+// 64 KiB writes, hashing each into sent, then half-closes c: the sending
+// side of the specs that carry a large transfer and compare digests. It
+// returns the first write's error or CloseWrite's.
+func WriteRandom(c *net.TCPConn, total int, sent hash.Hash) error {
+	r := rand.New(rand.NewPCG(42, 43))
+	buf := make([]byte, 64<<10)
+	for n := 0; n < total; n += len(buf) {
+		for i := 0; i < len(buf); i += 8 {
+			binary.LittleEndian.PutUint64(buf[i:], r.Uint64())
+		}
+		sent.Write(buf)
+		if _, err := c.Write(buf); err != nil {
+			return err
+		}
+	}
+	return c.CloseWrite()
 }

@@ -148,10 +148,9 @@ func (k *sock) flushSides(c *gonet.Conn) error {
 		n int
 	}
 	var from []taken
-	sh.mu.Lock()
-	for _, h := range append(append([]*sock(nil), sh.others...), sh.leavers...) {
+	take := func(h *sock) {
 		if h == k || h.sideDone == nil {
-			continue
+			return
 		}
 		h.txMu.Lock()
 		n := 0
@@ -164,6 +163,13 @@ func (k *sock) flushSides(c *gonet.Conn) error {
 		if n > 0 {
 			from = append(from, taken{h, n})
 		}
+	}
+	sh.mu.Lock()
+	for _, h := range sh.others {
+		take(h)
+	}
+	for _, h := range sh.leavers {
+		take(h)
 	}
 	sh.mu.Unlock()
 	if len(buf) == 0 {

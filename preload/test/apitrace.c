@@ -26,27 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stream.h"
+#include "trace.h"
+
 #define FILE_BYTES 5000
-
-static void show(const char *what, long r)
-{
-	if (r < 0)
-		printf("%s = -1 %s\n", what, strerrorname_np(errno));
-	else
-		printf("%s = %ld\n", what, r);
-}
-
-static int readn(int fd, char *b, int n)
-{
-	int got = 0;
-	while (got < n) {
-		ssize_t k = read(fd, b + got, (size_t)(n - got));
-		if (k <= 0)
-			return got;
-		got += (int)k;
-	}
-	return got;
-}
 
 static char pattern(int i) { return (char)('a' + i % 26); }
 
@@ -210,18 +193,7 @@ static int server(int port)
 
 static int client(const char *ip, int port)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	inet_pton(AF_INET, ip, &a.sin_addr);
-	int s = -1;
-	for (int t = 0; t < 2000; t++) {
-		s = socket(AF_INET, SOCK_STREAM, 0);
-		if (connect(s, (struct sockaddr *)&a, sizeof a) == 0)
-			break;
-		close(s);
-		s = -1;
-		struct timespec ts = {0, 5000000};
-		nanosleep(&ts, NULL);
-	}
+	int s = dial(ip, port);
 	show("connect", s >= 0 ? 0 : -1);
 	if (s < 0)
 		return 1;

@@ -30,34 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stream.h"
 #include "trace.h"
 
 #define BULK 100000
 #define REC 100
-
-static int readn(int fd, char *b, int n)
-{
-	int got = 0;
-	while (got < n) {
-		ssize_t k = read(fd, b + got, (size_t)(n - got));
-		if (k <= 0)
-			return got;
-		got += (int)k;
-	}
-	return got;
-}
-
-static int writen(int fd, const char *b, int n)
-{
-	int put = 0;
-	while (put < n) {
-		ssize_t k = write(fd, b + put, (size_t)(n - put));
-		if (k <= 0)
-			return put;
-		put += (int)k;
-	}
-	return put;
-}
 
 static void bulk(int fd, char c)
 {
@@ -122,18 +99,7 @@ static int server(int port)
 
 static int client(const char *ip, int port)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	inet_pton(AF_INET, ip, &a.sin_addr);
-	int s = -1;
-	for (int t = 0; t < 2000; t++) {
-		s = socket(AF_INET, SOCK_STREAM, 0);
-		if (connect(s, (struct sockaddr *)&a, sizeof a) == 0)
-			break;
-		close(s);
-		s = -1;
-		struct timespec ts = {0, 5000000};
-		nanosleep(&ts, NULL);
-	}
+	int s = dial(ip, port);
 	show("connect", s >= 0 ? 0 : -1);
 	if (s < 0)
 		return 1;
