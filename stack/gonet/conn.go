@@ -74,10 +74,8 @@ type Conn struct {
 	rxAt atomic.Int64
 	// rdSig and wrSig wake a blocked Read or Write: readiness, an
 	// expired deadline and Close all signal them (one channel each, so a
-	// blocked call parks on one channel only). Each is made the first
-	// time its side blocks or sets a deadline: a connection whose writes
-	// never wait for room (nearly all) never makes wrSig.
-	rdSig, wrSig lazySig
+	// blocked call parks on one channel only).
+	rdSig, wrSig chan struct{}
 	// rdDl and wrDl are made when a deadline is first set.
 	rdDl, wrDl atomic.Pointer[deadline]
 	rdMu, wrMu sync.Mutex
@@ -88,11 +86,8 @@ type Conn struct {
 
 func newConn(lc *rt.Lcore, o Options) *Conn {
 	o = o.withDefaults()
-	c := &Conn{lc: lc, lat: o.Latency}
-	// The rings borrow their storage from the lcore's free list, and
-	// the lcore's sweep takes it back while they are drained
-	// (ReleaseIdle), so that an idle connection holds none.
-	c.p.Init(sockring.Config{RxRing: o.RxRing, TxRing: o.TxRing, Storage: lc.RingStorage()}, (*driver)(c))
+	c := &Conn{lc: lc, lat: o.Latency, rdSig: make(chan struct{}, 1), wrSig: make(chan struct{}, 1)}
+	c.p.Init(sockring.Config{RxRing: o.RxRing, TxRing: o.TxRing}, (*driver)(c))
 	c.task = rt.NewTask(c.service)
 	return c
 }
@@ -104,10 +99,10 @@ type driver Conn
 func (d *driver) Kick() { d.lc.Kick(d.task) }
 
 // Readable implements sockring.Driver.
-func (d *driver) Readable() { d.rdSig.signal() }
+func (d *driver) Readable() { signal(d.rdSig) }
 
 // Writable implements sockring.Driver.
-func (d *driver) Writable() { d.wrSig.signal() }
+func (d *driver) Writable() { signal(d.wrSig) }
 
 // RxStamp implements sockring.RxStamper: the start of the wait
 // ReadLatency measures (lcore only).
@@ -140,39 +135,8 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// lazySig is a wake-up channel made on first use. The waiter makes it
-// (get), then looks at its condition once more before it blocks: a
-// signaller that changed the condition before the channel existed found
-// nothing to signal, and the second look sees its change.
-type lazySig struct{ p atomic.Pointer[sigChan] }
-
-type sigChan struct{ ch chan struct{} }
-
-// get returns the channel, and whether this call made it (the caller
-// then looks again before waiting on it).
-func (l *lazySig) get() (ch chan struct{}, made bool) {
-	if s := l.p.Load(); s != nil {
-		return s.ch, false
-	}
-	if l.p.CompareAndSwap(nil, &sigChan{ch: make(chan struct{}, 1)}) {
-		return l.p.Load().ch, true
-	}
-	return l.p.Load().ch, false
-}
-
-// signal wakes a waiter, if there has ever been one.
-func (l *lazySig) signal() {
-	if s := l.p.Load(); s != nil {
-		signal(s.ch)
-	}
-}
-
 // ConnEvent implements rt.ConnHandler.
 func (c *Conn) ConnEvent(lc *rt.Lcore, _ tcp.EventMask) { c.service(lc) }
-
-// ReleaseIdle implements rt.IdleReleaser: drained rings give their
-// storage back to the lcore's free list (lcore only).
-func (c *Conn) ReleaseIdle() { c.p.ReleaseIdle() }
 
 // LcoreStopped implements rt.ConnHandler.
 func (c *Conn) LcoreStopped() {
@@ -255,9 +219,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		case err == nil:
 			return 0, nil
 		case err == sockring.ErrWouldBlock:
-			if ch, made := c.rdSig.get(); !made {
-				<-ch
-			}
+			<-c.rdSig
 		case err == io.EOF:
 			return 0, io.EOF
 		case err == sockring.ErrClosed:
@@ -285,9 +247,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 		total += n
 		switch {
 		case err == sockring.ErrWouldBlock:
-			if ch, made := c.wrSig.get(); !made {
-				<-ch
-			}
+			<-c.wrSig
 		case err == sockring.ErrClosed:
 			return total, c.opErr("write", net.ErrClosed)
 		case err == sockring.ErrShutdown:
@@ -307,8 +267,8 @@ func (c *Conn) Close() error {
 	if !c.p.Close() {
 		return c.opErr("close", net.ErrClosed)
 	}
-	c.rdSig.signal()
-	c.wrSig.signal()
+	signal(c.rdSig)
+	signal(c.wrSig)
 	return nil
 }
 
@@ -323,15 +283,14 @@ func (c *Conn) CloseWrite() error {
 
 // readDeadline and writeDeadline return the connection's deadlines,
 // making them on first use (most connections never set one).
-func (c *Conn) readDeadline() *deadline  { return lazyDeadline(&c.rdDl, &c.rdSig) }
-func (c *Conn) writeDeadline() *deadline { return lazyDeadline(&c.wrDl, &c.wrSig) }
+func (c *Conn) readDeadline() *deadline  { return lazyDeadline(&c.rdDl, c.rdSig) }
+func (c *Conn) writeDeadline() *deadline { return lazyDeadline(&c.wrDl, c.wrSig) }
 
-func lazyDeadline(p *atomic.Pointer[deadline], sig *lazySig) *deadline {
+func lazyDeadline(p *atomic.Pointer[deadline], sig chan struct{}) *deadline {
 	if d := p.Load(); d != nil {
 		return d
 	}
-	ch, _ := sig.get()
-	p.CompareAndSwap(nil, newDeadline(ch))
+	p.CompareAndSwap(nil, newDeadline(sig))
 	return p.Load()
 }
 
