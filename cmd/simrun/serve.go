@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	cryptorand "crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -516,7 +518,7 @@ func parseServeFlags(args []string, stderr io.Writer) (c serveConfig, code int, 
 	fs.BoolVar(&c.json, "json", false, "print the final statistics as one JSON object")
 	fs.Float64Var(&o.rxLoss, "rx-loss", 0, "with --backend tap: drop this fraction of frames from the kernel (for kernels without netem)")
 	fs.Float64Var(&o.rxReord, "rx-reorder", 0, "with --backend tap: deliver this fraction of frames from the kernel one frame late")
-	fs.Uint64Var(&o.seed, "seed", 1, "seed of TCP secrets and impairments")
+	seed := fs.String("seed", "", "seed of TCP secrets (ISNs, SYN cookies, IPv6 flow labels) and of the impairments; default: drawn at start from crypto/rand and logged, because RFC 6528 asks for an ISN secret no one can guess; give the logged value to repeat a run's impairments")
 	fs.StringVar(&c.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics, e.g. 127.0.0.1:9464 (default: off)")
 	ctl := fs.String("ctl", "", "control socket for simrun ctl (default "+control.DefaultDir()+"/serve-PID.sock; none: no socket)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error (simrun ctl set loglevel changes it)")
@@ -559,6 +561,9 @@ func parseServeFlags(args []string, stderr io.Writer) (c serveConfig, code int, 
 		return refuse("%v\n", err)
 	}
 	var err error
+	if o.seed, err = parseServeSeed(*seed); err != nil {
+		return refuse("--seed %q: want an unsigned integer (%v)\n", *seed, err)
+	}
 	if c.lim, err = resolveLimits(lf); err != nil {
 		return refuse("%v\n", err)
 	}
@@ -578,6 +583,21 @@ func parseServeFlags(args []string, stderr io.Writer) (c serveConfig, code int, 
 		c.ctl = *ctl
 	}
 	return c, 0, true
+}
+
+// parseServeSeed reads --seed; empty draws one from crypto/rand. A live
+// stack's TCP secrets must differ from run to run (RFC 6528 section 3:
+// the ISN function's secret key should be unpredictable), where a
+// simulated run's seed is fixed so that its report repeats.
+func parseServeSeed(s string) (uint64, error) {
+	if s == "" {
+		var b [8]byte
+		if _, err := cryptorand.Read(b[:]); err != nil {
+			return 0, fmt.Errorf("crypto/rand: %w", err)
+		}
+		return binary.LittleEndian.Uint64(b[:]), nil
+	}
+	return strconv.ParseUint(s, 10, 64)
 }
 
 // parseLogLevel reads a level by slog's names, case-insensitively.
@@ -714,7 +734,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) int {
 		lc = "lcores"
 	}
 	log.Info("serving", "app", c.app, "addr", c.listenAddrs(), "port", be.what,
-		"lcores", c.port.cores, "metrics", c.metrics, "ctl", c.ctl, "pid", os.Getpid())
+		"lcores", c.port.cores, "metrics", c.metrics, "ctl", c.ctl, "seed", c.port.seed, "pid", os.Getpid())
 	fmt.Fprintf(stdout, "savanna: serving %s on %s (%s, %d %s)\n", c.app, c.listenAddrs(), be.what, c.port.cores, lc)
 	dadDone := make(chan struct{})
 	defer close(dadDone)

@@ -56,7 +56,22 @@ var _ = Describe("simrun serve --backend", func() {
 		Entry("a negative park", "--max-park -1s: must not be negative", "--tap", "x", "--max-park", "-1s"),
 		Entry("an unknown log level", `--log-level: "loud": want debug, info, warn or error`, "--tap", "x", "--log-level", "loud"),
 		Entry("a metrics address without a port", `--metrics "localhost": want HOST:PORT such as 127.0.0.1:9464`, "--tap", "x", "--metrics", "localhost"),
+		Entry("a seed that is not a number", `--seed "abc": want an unsigned integer`, "--tap", "x", "--seed", "abc"),
 	)
+
+	// RFC 6528 section 3: a live stack's ISN secret must not be one every
+	// run shares; a given seed still repeats a run.
+	It("draws its TCP secrets' seed afresh each run unless --seed gives one", func() {
+		parse := func(extra ...string) uint64 {
+			var errOut strings.Builder
+			c, _, ok := parseServeFlags(append([]string{"--tap", "x", "--ip", "10.78.0.2/24", "--app", "kv", "--port", "6379"}, extra...), &errOut)
+			Expect(ok).To(BeTrue(), errOut.String())
+			return c.port.seed
+		}
+		Expect(parse()).NotTo(Equal(parse()))
+		Expect(parse("--seed", "7")).To(Equal(uint64(7)))
+		Expect(parse("--seed", "7")).To(Equal(parse("--seed", "7")))
+	})
 })
 
 var _ = Describe("simrun serve's limits", func() {
