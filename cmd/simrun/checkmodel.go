@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,9 +19,10 @@ import (
 )
 
 // checkModelUsage is check-model's usage line.
-const checkModelUsage = "usage: simrun check-model [--cost FILE] [--clients 1,10,50,200,1000] [--requests N] [--quick] [--savanna [--simrun PATH]] [--timeout D] [--out FILE] [--quiet]"
+const checkModelUsage = "usage: simrun check-model [--cost FILE] [--clients 1,10,50,200,1000] [--workloads redis,savanna,nginx] [--requests N] [--duration D] [--quick] [--savanna [--simrun PATH]] [--timeout D] [--out FILE] [--quiet]"
 
-// cmdCheckModel runs real redis-server and redis-benchmark in network
+// cmdCheckModel runs real redis-server and redis-benchmark (and, by
+// --workloads, simrun serve --app kv, and nginx against wrk) in network
 // namespaces and the same shape simulated, and prints the two side by
 // side (docs/validation.md). Exit codes: 0 every banded figure within its
 // band, 1 a figure missed (the table is still written), 2 it could not
@@ -29,12 +31,15 @@ func cmdCheckModel(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check-model", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	costFile := fs.String("cost", "", "cost-model file for the simulated hosts (simrun calibrate writes one); default the default prices")
-	clients := fs.String("clients", "1,10,50,200,1000", "numbers of clients, comma-separated: one point each for SET and GET")
-	requests := fs.Int("requests", 100000, "requests per point (redis-benchmark -n)")
-	quick := fs.Bool("quick", false, "1 and 10 clients, 20000 requests: a quick look (the server's CPU figures are coarse)")
-	savanna := fs.Bool("savanna", false, "also run simrun serve --app kv live in the server namespace, and its simulated twin")
+	clients := fs.String("clients", "1,10,50,200,1000", "numbers of clients, comma-separated: one point each for SET and GET (redis), one point each of wrk connections (nginx)")
+	workloads := fs.String("workloads", checkmodel.WorkloadRedis, "what runs live, comma-separated, in this order: "+strings.Join(checkmodel.Workloads(), ", ")+
+		" (nginx: Debian's nginx serving a static file to wrk, the held-out workload no price was fitted to)")
+	requests := fs.Int("requests", 100000, "requests per redis point (redis-benchmark -n)")
+	duration := fs.Duration("duration", 5*time.Second, "each nginx point's wrk run (wrk -d), whole seconds")
+	quick := fs.Bool("quick", false, "1 and 10 clients, 20000 requests, 2s per nginx point: a quick look (the server's CPU figures are coarse)")
+	savanna := fs.Bool("savanna", false, "also run simrun serve --app kv live in the server namespace, and its simulated twin (the same as adding savanna to --workloads)")
 	simrun := fs.String("simrun", "", "the simrun binary that --savanna runs serve with (default this one)")
-	timeout := fs.Duration("timeout", 2*time.Minute, "kill a live redis-benchmark run after this long")
+	timeout := fs.Duration("timeout", 2*time.Minute, "kill a live redis-benchmark or wrk run after this long")
 	out := fs.String("out", "", "also write the report as Markdown to this file (docs/validation.md is one)")
 	quiet := fs.Bool("quiet", false, "print no line per step on stderr")
 	fs.Usage = func() {
@@ -52,7 +57,7 @@ func cmdCheckModel(args []string, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	cfg := checkmodel.Config{Commands: []string{"SET", "GET"}, Requests: *requests, DataSize: 3,
-		CostFile: *costFile, Savanna: *savanna, Simrun: *simrun, Timeout: *timeout}
+		CostFile: *costFile, Simrun: *simrun, Duration: *duration, Timeout: *timeout}
 	if *quick {
 		if !set["clients"] {
 			*clients = "1,10"
@@ -60,12 +65,16 @@ func cmdCheckModel(args []string, stdout, stderr io.Writer) int {
 		if !set["requests"] {
 			cfg.Requests = 20000
 		}
+		if !set["duration"] {
+			cfg.Duration = 2 * time.Second
+		}
 	}
+	cfg.Workloads = parseWorkloads(*workloads, *savanna)
 	if cfg.Clients, err = parseClients(*clients); err != nil {
 		fmt.Fprintf(stderr, "simrun check-model: --clients %q: %v\n", *clients, err)
 		return 2
 	}
-	if cfg.Savanna && cfg.Simrun == "" {
+	if cfg.Has(checkmodel.WorkloadSavanna) && cfg.Simrun == "" {
 		if cfg.Simrun, err = os.Executable(); err != nil {
 			fmt.Fprintf(stderr, "simrun check-model: --savanna: %v; give --simrun PATH\n", err)
 			return 2
@@ -112,6 +121,36 @@ func cmdCheckModel(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseWorkloads reads --workloads, with savanna added by --savanna,
+// in run order and each once (an unknown name is kept for Run to refuse
+// by name).
+func parseWorkloads(s string, savanna bool) []string {
+	seen := map[string]bool{}
+	var given []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" && !seen[f] {
+			seen[f] = true
+			given = append(given, f)
+		}
+	}
+	if savanna && !seen[checkmodel.WorkloadSavanna] {
+		seen[checkmodel.WorkloadSavanna] = true
+		given = append(given, checkmodel.WorkloadSavanna)
+	}
+	var out []string
+	for _, w := range checkmodel.Workloads() {
+		if seen[w] {
+			out = append(out, w)
+		}
+	}
+	for _, w := range given {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // parseClients reads a comma-separated list of client counts.

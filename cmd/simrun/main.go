@@ -49,7 +49,7 @@ Usage:
   simrun exec [--qat SOCKET] [--sw] [--stats] -- PROGRAM ARGS...
   simrun calibrate [--out FILE] [--runs N] [--quick] [--force]
   simrun calibrate compare [--limit F] [--all] A.yaml B.yaml
-  simrun check-model [--cost FILE] [--clients 1,10,50,200,1000] [--requests N] [--quick] [--savanna] [--out FILE]
+  simrun check-model [--cost FILE] [--clients 1,10,50,200,1000] [--workloads redis,savanna,nginx] [--requests N] [--duration D] [--quick] [--savanna] [--out FILE]
   simrun version
 
 FILE is a scenario file; NAME is a bundled scenario (simrun list shows them).

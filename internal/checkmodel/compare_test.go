@@ -106,8 +106,10 @@ var _ = Describe("the comparison", func() {
 
 var _ = Describe("a run's configuration", func() {
 	It("is refused, naming every bad flag, before anything is started", func() {
-		_, err := checkmodel.Run(context.Background(), checkmodel.Config{Clients: []int{0}, Commands: []string{"DEL"}, Savanna: true})
-		for _, want := range []string{"--clients: 0", "--requests: 0", "data size 0", "--timeout", `command "DEL"`, "--savanna"} {
+		_, err := checkmodel.Run(context.Background(), checkmodel.Config{Clients: []int{0}, Commands: []string{"DEL"},
+			Workloads: []string{checkmodel.WorkloadSavanna, "memcached", checkmodel.WorkloadNginx}, Duration: 1500 * time.Millisecond})
+		for _, want := range []string{"--clients: 0", "--requests: 0", "data size 0", "--timeout", `command "DEL"`, "--savanna",
+			`--workloads: "memcached"`, "--duration: 1.5s"} {
 			Expect(err).To(MatchError(ContainSubstring(want)))
 		}
 	})

@@ -47,3 +47,30 @@ func FuzzParseStat(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseWrk feeds wrk output of any shape: the parser returns a
+// result or an error, never panics, and every figure it returns is
+// finite and not negative, with a duration wherever there are requests.
+func FuzzParseWrk(f *testing.F) {
+	for _, p := range []string{"testdata/wrk-4.1.0-c1000.txt", "testdata/wrk-4.1.0-no-script.txt"} {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(wrkLines))
+	f.Add([]byte("savanna-wrk-latency mean_us=1e308 stdev_us=0 min_us=0 p50_us=0 p90_us=0 p99_us=0 max_us=0\nsavanna-wrk requests=="))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := checkmodel.ParseWrk(data)
+		if err != nil {
+			return
+		}
+		for _, v := range []float64{r.MeanUS, r.StdevUS, r.MinUS, r.P50US, r.P90US, r.P99US, r.MaxUS, r.RPS()} {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				t.Fatalf("%+v: a figure that is not finite and not negative", r)
+			}
+		}
+		if r.Requests > 0 && r.DurationUS == 0 {
+			t.Fatalf("%+v: requests without a duration", r)
+		}
+	})
+}

@@ -50,6 +50,13 @@ func pinned(cpu int, argv ...string) []string {
 // line of its output containing ready. The returned server must be
 // stopped with Stop.
 func StartServer(ctx context.Context, ns string, argv []string, ready string, wait time.Duration) (*Server, error) {
+	return StartServerWatch(ctx, ns, argv, ready, wait, nil)
+}
+
+// StartServerWatch is StartServer that also gives watch (when not nil)
+// every line the server prints, as it prints it, on a goroutine of its
+// own: the caller counts what it must report (nginx's warnings).
+func StartServerWatch(ctx context.Context, ns string, argv []string, ready string, wait time.Duration, watch func(line string)) (*Server, error) {
 	cmd := Exec(context.Background(), ns, argv...)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -70,6 +77,9 @@ func StartServer(ctx context.Context, ns string, argv []string, ready string, wa
 		for sc.Scan() {
 			line := sc.Text()
 			_, _ = s.log.Write([]byte(line + "\n"))
+			if watch != nil {
+				watch(line)
+			}
 			if !sent && strings.Contains(line, ready) {
 				found <- line
 				sent = true

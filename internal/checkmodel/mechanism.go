@@ -26,14 +26,18 @@ func Mechanism(f Figure) string {
 			"independently; live, a slow round trip is slow as a whole (an interrupt, a preemption by another process, a cold " +
 			"cache after a sleep), and the queuing of a socket's backlog behind a busy reader adds to it"
 	case FigServerCPU:
-		return "where Linux charges a veth's receive softirq (to the sending process's CPU time, not the receiver's), the " +
+		return "where Linux charges a veth's receive softirq (to the sending process's CPU time, not the receiver's, and with " +
+			"it the receiver's socket lines dirtied on the sender's core, so that its read and epoll_wait find them remote), the " +
 			"per-client state of Redis missing the cache at many clients (as throughput), and for Savanna live an idle lcore " +
 			"polling for rt.DefaultSpin (50 us) before it parks, so that at a few clients its CPU is the whole interval between " +
 			"requests, where the twin leaves its idle polls out"
 	case FigClientCPU:
-		return "redis-benchmark's own per-client state (its client struct, hiredis's context and reader buffer) missing the " +
-			"cache at many clients, beside the kernel's socket state the model prices, and the veth softirq of the server's " +
-			"replies charged to the server's send, not the client"
+		return "per request (docs/cost-model.md, \"What the real programs do per request\"): the receive path of the peer's " +
+			"socket, which a veth runs in the sender's send(2) on the sender's CPU and leaves the receiver's socket lines " +
+			"dirty in the sender's cache (the recvfrom and epoll_wait that follow cost 3-5 times the model's price), " +
+			"redis-benchmark's user time (1.6-1.8 us against the model's 0.55), and at many clients its own per-client state " +
+			"(its client struct, hiredis's context and reader) and both ends' sockets in one L2; the five epoll_ctl a request " +
+			"are priced (epoll_ctl_kernel)"
 	case FigP99:
 		return "as p99/mean"
 	}

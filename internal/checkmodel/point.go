@@ -8,6 +8,9 @@ const (
 	SystemRedis = "redis"
 	// SystemSavanna is simrun serve --app kv: Savanna's stack, live.
 	SystemSavanna = "savanna"
+	// SystemNginx is Debian's nginx serving a static file to Debian's
+	// wrk: the held-out workload, to which no price was fitted.
+	SystemNginx = "nginx"
 )
 
 // Point is one measured or simulated run: one server, one command, one

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,11 +30,14 @@ type Config struct {
 	DataSize int
 	// CostFile prices both simulated hosts ("" for the default prices).
 	CostFile string
-	// Savanna also runs simrun serve --app kv live, with Simrun the
-	// binary to run it.
-	Savanna bool
-	Simrun  string
-	// Timeout bounds each live redis-benchmark run.
+	// Workloads are what runs live, in this order (Workloads lists
+	// them); none given is WorkloadRedis alone.
+	Workloads []string
+	// Simrun is the binary WorkloadSavanna runs simrun serve with.
+	Simrun string
+	// Duration is each live nginx point's wrk run (-d), whole seconds.
+	Duration time.Duration
+	// Timeout bounds each live redis-benchmark and wrk run.
 	Timeout time.Duration
 	// Log gets a line per step (nil: none).
 	Log io.Writer
@@ -71,16 +75,20 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if len(c.Commands) == 0 {
 		c.Commands = []string{"SET", "GET"}
 	}
+	if len(c.Workloads) == 0 {
+		c.Workloads = []string{WorkloadRedis}
+	}
+	if c.Has(WorkloadNginx) && c.Duration == 0 {
+		c.Duration = 5 * time.Second
+	}
 	if err := checkConfig(c); err != nil {
 		return nil, err
 	}
 	if err := CheckHost(); err != nil {
 		return nil, err
 	}
-	for _, p := range []struct{ prog, pkg string }{{"redis-server", "redis-server"}, {"redis-benchmark", "redis-tools"}, {"taskset", "util-linux"}} {
-		if _, err := exec.LookPath(p.prog); err != nil {
-			return nil, fmt.Errorf("%s not found: install Debian's %s (apt-get install %s)", p.prog, p.pkg, p.pkg)
-		}
+	if err := checkPrograms(c); err != nil {
+		return nil, err
 	}
 	res := &Result{Config: c, Started: time.Now(), Machine: calibrate.ThisMachine(time.Now())}
 	if c.CostFile != "" {
@@ -95,13 +103,22 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		res.Before = s
 		res.Busy = append(res.Busy, prefix("before: ", calibrate.DefaultRule().Busy(s, true))...)
 	}
-	res.Versions = append(res.Versions, redisVersion(ctx, "redis-server"), redisVersion(ctx, "redis-benchmark"))
+	if c.Has(WorkloadRedis) || c.Has(WorkloadSavanna) {
+		res.Versions = append(res.Versions, redisVersion(ctx, "redis-server"), redisVersion(ctx, "redis-benchmark"))
+	}
+	if c.Has(WorkloadNginx) {
+		res.Versions = append(res.Versions, nginxVersion(ctx), wrkVersion(ctx))
+	}
 	// One program per CPU, as the twin gives each a core of its own; on
 	// one CPU they share it.
 	srvCPU, cliCPU := -1, -1
 	if runtime.NumCPU() >= 2 {
 		srvCPU, cliCPU, res.Pinned = 1, 0, true
 	}
+	// script is wrk.lua's path, nlog nginx's log, once the nginx run
+	// has made them.
+	var script string
+	var nlog *nginxLog
 	live := func(system string, argv []string, ready string) error {
 		pair, err := NewPair(ctx, fmt.Sprintf("scm%d", os.Getpid()%100000))
 		if err != nil {
@@ -113,7 +130,11 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 				return err
 			}
 		}
-		srv, err := StartServer(ctx, pair.Server, pinned(srvCPU, argv...), ready, 30*time.Second)
+		var watch func(string)
+		if system == SystemNginx {
+			watch = nlog.watch
+		}
+		srv, err := StartServerWatch(ctx, pair.Server, pinned(srvCPU, argv...), ready, 30*time.Second, watch)
 		if err != nil {
 			return err
 		}
@@ -122,6 +143,9 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			if err := savannaJoin(ctx, pair); err != nil {
 				return err
 			}
+		}
+		if system == SystemNginx {
+			return nginxPoints(ctx, c, pair, srv, script, nlog, cliCPU, res)
 		}
 		for _, n := range c.Clients {
 			for _, cmd := range c.Commands {
@@ -144,10 +168,12 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, err
 	}
 	defer cleanup()
-	if err := live(SystemRedis, redisServerArgv(dir), "Ready to accept connections"); err != nil {
-		return nil, err
+	if c.Has(WorkloadRedis) {
+		if err := live(SystemRedis, redisServerArgv(dir), "Ready to accept connections"); err != nil {
+			return nil, err
+		}
 	}
-	if c.Savanna {
+	if c.Has(WorkloadSavanna) {
 		// Savanna's live run needs a TAP; where it cannot run, the redis
 		// points stand and the report says why the others are missing.
 		n := len(res.Real)
@@ -161,6 +187,22 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		if err != nil {
 			res.Real = res.Real[:n]
 			res.Skipped = append(res.Skipped, "simrun serve --app kv live: "+err.Error())
+		}
+	}
+	if c.Has(WorkloadNginx) {
+		// A folder of its own, which nginx's worker (nobody) may read.
+		ndir, done, err := ensureDir()
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		conf, s, err := nginxFiles(ndir, slices.Max(c.Clients))
+		if err != nil {
+			return nil, err
+		}
+		script, nlog = s, &nginxLog{}
+		if err := live(SystemNginx, nginxArgv(ndir, conf), nginxReady); err != nil {
+			return nil, err
 		}
 	}
 	if s, err := probe.Sample(); err == nil {
@@ -182,6 +224,56 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	}
 	res.Elapsed = time.Since(res.Started)
 	return res, nil
+}
+
+// The workloads check-model runs live, in the order it runs them.
+const (
+	// WorkloadRedis is redis-server against redis-benchmark.
+	WorkloadRedis = "redis"
+	// WorkloadSavanna is simrun serve --app kv against redis-benchmark.
+	WorkloadSavanna = "savanna"
+	// WorkloadNginx is nginx serving a static file against wrk: the
+	// held-out workload.
+	WorkloadNginx = "nginx"
+)
+
+// Workloads lists every workload, in run order.
+func Workloads() []string { return []string{WorkloadRedis, WorkloadSavanna, WorkloadNginx} }
+
+// Has says the run includes workload w (no workload given is redis
+// alone, as Run runs it).
+func (c Config) Has(w string) bool {
+	if len(c.Workloads) == 0 {
+		return w == WorkloadRedis
+	}
+	for _, x := range c.Workloads {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPrograms refuses, naming the Debian package, a program a chosen
+// workload needs that is not installed.
+func checkPrograms(c Config) error {
+	type prog struct{ prog, pkg string }
+	need := []prog{{"taskset", "util-linux"}}
+	if c.Has(WorkloadRedis) {
+		need = append(need, prog{"redis-server", "redis-server"})
+	}
+	if c.Has(WorkloadRedis) || c.Has(WorkloadSavanna) {
+		need = append(need, prog{"redis-benchmark", "redis-tools"})
+	}
+	if c.Has(WorkloadNginx) {
+		need = append(need, prog{"nginx", "nginx"}, prog{"wrk", "wrk"}, prog{"prlimit", "util-linux"})
+	}
+	for _, p := range need {
+		if _, err := exec.LookPath(p.prog); err != nil {
+			return fmt.Errorf("%s not found: install Debian's %s (apt-get install %s)", p.prog, p.pkg, p.pkg)
+		}
+	}
+	return nil
 }
 
 // checkConfig refuses what cannot run, naming the flag.
@@ -209,8 +301,20 @@ func checkConfig(c Config) error {
 			errs = append(errs, fmt.Errorf("command %q: expected SET or GET", cmd))
 		}
 	}
-	if c.Savanna && c.Simrun == "" {
+	known := map[string]bool{}
+	for _, w := range Workloads() {
+		known[w] = true
+	}
+	for _, w := range c.Workloads {
+		if !known[w] {
+			errs = append(errs, fmt.Errorf("--workloads: %q is not one of %s", w, strings.Join(Workloads(), ", ")))
+		}
+	}
+	if c.Has(WorkloadSavanna) && c.Simrun == "" {
 		errs = append(errs, errors.New("--savanna: no simrun binary to run serve with"))
+	}
+	if c.Has(WorkloadNginx) && (c.Duration < time.Second || c.Duration > time.Hour || c.Duration%time.Second != 0) {
+		errs = append(errs, fmt.Errorf("--duration: %v; give whole seconds from 1s to 1h (wrk -d)", c.Duration))
 	}
 	return errors.Join(errs...)
 }
@@ -227,4 +331,31 @@ func logf(w io.Writer, format string, args ...any) {
 	if w != nil {
 		fmt.Fprintf(w, "check-model: "+format+"\n", args...)
 	}
+}
+
+// nginxPoints runs wrk at every number of connections against the nginx
+// that srv is (its master), the server's CPU being the master's and its
+// one worker's.
+func nginxPoints(ctx context.Context, c Config, pair *Pair, srv *Server, script string, nlog *nginxLog, cliCPU int, res *Result) error {
+	worker, err := nlog.worker(srv.PID)
+	if err != nil {
+		return err
+	}
+	for _, n := range c.Clients {
+		_, before, _ := nlog.counts()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		logf(c.Log, "live nginx GET, %d connections, %v", n, c.Duration)
+		pt, err := RunWrk(ctx, WrkRun{Namespace: pair.Client, Clients: n, Duration: c.Duration, Script: script,
+			CPU: cliCPU, Timeout: c.Timeout}, []int{srv.PID, worker})
+		if err != nil {
+			return fmt.Errorf("live %s: %w", pt.Key(), err)
+		}
+		if _, after, last := nlog.counts(); after > before {
+			pt.Notes = append(pt.Notes, fmt.Sprintf("nginx logged %d warnings or errors, the last: %s", after-before, last))
+		}
+		res.Real = append(res.Real, pt)
+	}
+	return nil
 }

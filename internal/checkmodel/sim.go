@@ -34,8 +34,11 @@ type scenarioParams struct {
 
 // SimConfig is one simulated point.
 type SimConfig struct {
-	// System is SystemRedis (the kernel's stack under the server) or
-	// SystemSavanna (Savanna's user-space stack, as simrun serve runs it).
+	// System is SystemRedis (the kernel's stack under the server),
+	// SystemSavanna (Savanna's user-space stack, as simrun serve runs it)
+	// or SystemNginx (the model's HTTP server and wrk, template_http.yaml;
+	// Command, Requests and DataSize are not used: wrk runs for the
+	// window, on one page of NginxPageBytes).
 	System   string
 	Command  string
 	Clients  int
@@ -57,24 +60,28 @@ func simDuration(requests int) time.Duration {
 	return d
 }
 
-// Scenario returns the scenario file of a simulated point.
+// Scenario returns the scenario file of a simulated point:
+// template.yaml filled for Redis and Savanna, template_http.yaml for
+// nginx.
 func Scenario(c SimConfig) ([]byte, error) {
 	p := scenarioParams{System: c.System, Command: strings.ToUpper(c.Command), Clients: c.Clients,
 		Requests: c.Requests, DataSize: c.DataSize, Duration: simDuration(c.Requests).String()}
-	switch c.System {
-	case SystemRedis:
-		p.ServerStack, p.ServerDesc = "kernel", "one Redis event loop on the kernel's stack, on a core of its own"
-	case SystemSavanna:
-		p.ServerStack, p.ServerDesc = "lstack", "Savanna's user-space stack on one lcore with the key-value server on it, as simrun serve --app kv --cores 1 does"
-	default:
-		return nil, fmt.Errorf("system %q: expected %s or %s", c.System, SystemRedis, SystemSavanna)
-	}
 	if c.CostFile != "" {
 		abs, err := filepath.Abs(c.CostFile)
 		if err != nil {
 			return nil, err
 		}
 		p.CostFile = fmt.Sprintf("%q", abs)
+	}
+	switch c.System {
+	case SystemRedis:
+		p.ServerStack, p.ServerDesc = "kernel", "one Redis event loop on the kernel's stack, on a core of its own"
+	case SystemSavanna:
+		p.ServerStack, p.ServerDesc = "lstack", "Savanna's user-space stack on one lcore with the key-value server on it, as simrun serve --app kv --cores 1 does"
+	case SystemNginx:
+		return httpScenario(c, p.CostFile)
+	default:
+		return nil, fmt.Errorf("system %q: expected %s, %s or %s", c.System, SystemRedis, SystemSavanna, SystemNginx)
 	}
 	t, err := template.New("template.yaml").Option("missingkey=error").Parse(templateText)
 	if err != nil {
@@ -119,22 +126,28 @@ func RunSim(c SimConfig) (Point, error) {
 	if err != nil {
 		return pt, fmt.Errorf("simulated run (%s %s, %d clients): %w", c.System, pt.Command, c.Clients, err)
 	}
+	if c.System == SystemNginx {
+		return simHTTPPoint(pt, r.Figures[scenario.DefaultVariant])
+	}
 	return simPoint(pt, r.Figures[scenario.DefaultVariant])
+}
+
+// lookupFigure returns the number at a dotted path of a run's figures.
+func lookupFigure(f report.Tree, path string) (float64, error) {
+	v, ok := f.Lookup(strings.Split(path, "."))
+	if !ok {
+		return 0, fmt.Errorf("simulated report has no figure %s", path)
+	}
+	x, ok := v.(float64)
+	if !ok {
+		return 0, fmt.Errorf("simulated figure %s is %T, not a number", path, v)
+	}
+	return x, nil
 }
 
 // simPoint reads a point's figures from a run's figures.
 func simPoint(pt Point, f report.Tree) (Point, error) {
-	get := func(path string) (float64, error) {
-		v, ok := f.Lookup(strings.Split(path, "."))
-		if !ok {
-			return 0, fmt.Errorf("simulated report has no figure %s", path)
-		}
-		x, ok := v.(float64)
-		if !ok {
-			return 0, fmt.Errorf("simulated figure %s is %T, not a number", path, v)
-		}
-		return x, nil
-	}
+	get := func(path string) (float64, error) { return lookupFigure(f, path) }
 	cmd := "redis_benchmark." + pt.Command + "."
 	var err error
 	fig := func(path string) float64 {
