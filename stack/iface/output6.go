@@ -76,6 +76,12 @@ func (i *Interface) source6(dst, want ipv6.Addr) (ipv6.Addr, error) {
 // route6 finds the next hop for dst (RFC 4861 section 5.2).
 func (i *Interface) route6(now time.Duration, dst ipv6.Addr) (ipv6.Addr, error) {
 	v := i.v6
+	// The last destination's Path first: it is filled only below, after
+	// the checks (v.addr and v.ll are fixed when the interface is made),
+	// so a dst it holds needs neither the checks nor NextHopPath's call.
+	if next, ok := v.node.CachedNextHop(&v.path, dst); ok {
+		return next, nil
+	}
 	if dst.IsUnspecified() || dst.IsLoopback() || dst == v.addr || dst == v.ll {
 		v.stats.Out.BadAddress++
 		i.stats.Tx.BadAddress++
@@ -99,12 +105,20 @@ func (i *Interface) route6(now time.Duration, dst ipv6.Addr) (ipv6.Addr, error) 
 // 8200 section 5) unless opts.DontFrag, resolves the next hop with
 // Neighbor Discovery and transmits. It always takes ownership of m.
 func (i *Interface) OutputIPv6(now time.Duration, m *hw.Mbuf, dst ipv6.Addr, proto uint8, opts OutputOptions6) error {
-	v := i.v6
-	if v == nil {
+	if i.v6 == nil {
 		m.Free()
 		i.stats.Tx.BadAddress++
 		return ErrBadAddress
 	}
+	return i.output6(now, m, dst, proto, opts, false)
+}
+
+// output6 is OutputIPv6 on an interface with IPv6. srcChecked says the
+// caller (SegmentSender, for every TCP segment) has just found opts.Src
+// assigned, so that source6 need not look it up a second time: nothing
+// between the two checks changes an address's state.
+func (i *Interface) output6(now time.Duration, m *hw.Mbuf, dst ipv6.Addr, proto uint8, opts OutputOptions6, srcChecked bool) error {
+	v := i.v6
 	v.stats.Out.Requests++
 	i.charge(CostIPTx, 1)
 	if proto == ipv6.NextTCP {
@@ -113,7 +127,7 @@ func (i *Interface) OutputIPv6(now time.Duration, m *hw.Mbuf, dst ipv6.Addr, pro
 	if err := i.check6(m); err != nil {
 		return err
 	}
-	src, next, err := i.prepare6(now, dst, opts)
+	src, next, err := i.prepare6(now, dst, opts, srcChecked)
 	if err != nil {
 		m.Free()
 		return err
@@ -162,9 +176,12 @@ func (i *Interface) check6(m *hw.Mbuf) error {
 	return nil
 }
 
-// prepare6 picks the source and the next hop.
-func (i *Interface) prepare6(now time.Duration, dst ipv6.Addr, opts OutputOptions6) (src, next ipv6.Addr, err error) {
-	if src, err = i.source6(dst, opts.Src); err != nil {
+// prepare6 picks the source (opts.Src as it is when srcChecked: see
+// output6) and the next hop.
+func (i *Interface) prepare6(now time.Duration, dst ipv6.Addr, opts OutputOptions6, srcChecked bool) (src, next ipv6.Addr, err error) {
+	if srcChecked && opts.Src != (ipv6.Addr{}) {
+		src = opts.Src
+	} else if src, err = i.source6(dst, opts.Src); err != nil {
 		return src, dst, err
 	}
 	next, err = i.route6(now, dst)
@@ -397,7 +414,7 @@ func (i *Interface) SendIPv6(now time.Duration, dst ipv6.Addr, proto uint8, payl
 		v.stats.Out.Disabled++
 		return ErrNoSource
 	}
-	src, next, err := i.prepare6(now, dst, opts)
+	src, next, err := i.prepare6(now, dst, opts, false)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func (s *SegmentSender) SendLent6(now time.Duration, src, dst ipv6.Addr, label u
 		return ErrNoHeadroom
 	}
 	_, _ = m.Append(n)
-	return i.OutputIPv6(now, m, dst, uint8(s.proto), s.opts6(src, label))
+	return i.output6(now, m, dst, uint8(s.proto), s.opts6(src, label), true)
 }
 
 // SendSegment6 is SendSegment over IPv6.
@@ -93,7 +93,7 @@ func (s *SegmentSender) SendSegment6(now time.Duration, src, dst ipv6.Addr, labe
 	}
 	copy(b, seg)
 	i.charge(hw.CostCopyByte, int64(len(seg)))
-	return i.OutputIPv6(now, m, dst, uint8(s.proto), s.opts6(src, label))
+	return i.output6(now, m, dst, uint8(s.proto), s.opts6(src, label), true)
 }
 
 // opts6 are the sender's options for one IPv6 segment. TCP's DontFrag

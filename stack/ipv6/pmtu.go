@@ -138,6 +138,17 @@ func (c *PMTUCache) PacketTooBig(now time.Duration, dst Addr, mtu uint32) PMTUOu
 
 // MTU returns the path MTU estimate for dst at now.
 func (c *PMTUCache) MTU(now time.Duration, dst Addr) int {
+	if len(c.index) == 0 {
+		// No Packet Too Big lowered any path (the usual case): every
+		// packet would otherwise hash its 16-byte destination into an
+		// empty map. Small enough to be inlined into the output path.
+		return c.cfg.LinkMTU
+	}
+	return c.lookup(now, dst)
+}
+
+// lookup is MTU when some estimate is cached.
+func (c *PMTUCache) lookup(now time.Duration, dst Addr) int {
 	i, ok := c.index[dst]
 	if !ok {
 		return c.cfg.LinkMTU

@@ -85,9 +85,17 @@ func (n *Node) Addresses(dst []AddrInfo) []AddrInfo {
 	return dst
 }
 
+// findAddr returns the index of a in n.addrs, or -1. It tries the last
+// answer first (addrHint), so that the per-packet checks of one
+// connection's address (IsAssigned on output and input) cost one
+// comparison however many addresses the interface has.
 func (n *Node) findAddr(a ipv6.Addr) int {
+	if k := n.addrHint; k < len(n.addrs) && n.addrs[k].Addr == a {
+		return k
+	}
 	for i := range n.addrs {
 		if n.addrs[i].Addr == a {
+			n.addrHint = i
 			return i
 		}
 	}

@@ -49,6 +49,12 @@ type Node struct {
 	gen uint64
 
 	addrs []address
+	// addrHint is the index in addrs of the address findAddr found
+	// last: a hint, checked against the address before it is used, so
+	// that a removal shifting the slice or a state change can never make
+	// it answer wrongly. Output (the source) and input (the destination)
+	// both ask about the one address a connection uses, once per packet.
+	addrHint int
 
 	rsLeft    int
 	rsAt      time.Duration

@@ -57,6 +57,19 @@ func (n *Node) NextHopPath(now time.Duration, p *Path, dst ipv6.Addr) (ipv6.Addr
 	return next, true
 }
 
+// CachedNextHop answers NextHopPath from p alone: the next hop p holds
+// for dst at the current generation, or false when p holds no answer
+// for dst (the caller then asks NextHopPath). It neither fills p nor
+// counts anything, so a caller may try it before the checks it ran when
+// p was filled (stack/iface's route6 refuses our own and unspecified
+// destinations before it asks NextHopPath: a dst p holds passed them).
+func (n *Node) CachedNextHop(p *Path, dst ipv6.Addr) (ipv6.Addr, bool) {
+	if p.gen == n.gen && p.dst == dst {
+		return p.next, true
+	}
+	return ipv6.Addr{}, false
+}
+
 // ResolvePath is Resolve through p for next hop a: a REACHABLE entry
 // within its ReachableTime (the case where Resolve only reads the entry)
 // is answered from p without a lookup; every other case runs Resolve

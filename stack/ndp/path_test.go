@@ -35,6 +35,11 @@ func newTwin() *twin {
 // answer.
 func (t *twin) output(dst ipv6.Addr) (ether.Addr, bool) {
 	hopP, okP := t.plain.NextHop(t.now, dst)
+	if hopK, okK := t.cached.CachedNextHop(&t.path, dst); okK {
+		// What stack/iface's route6 answers from before any check.
+		Expect(okP).To(BeTrue(), "a cached next hop where the maps find none")
+		Expect(hopK).To(Equal(hopP), "cached next hop")
+	}
 	hopC, okC := t.cached.NextHopPath(t.now, &t.path, dst)
 	Expect(okC).To(Equal(okP), "next hop found")
 	if !okP {
