@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -141,8 +142,13 @@ func (p *Proc) Stop() error {
 // may spin on its errors for the rest of the suite.
 func DeleteNetns(ns string) {
 	out, _ := Run(10*time.Second, "ip", "netns", "pids", ns)
+	// ip netns pids reads /proc/PID/ns/net, the thread-group leader's:
+	// this process is listed when the goroutine that entered the
+	// namespace ran on Go's main thread, which the runtime keeps (wedged
+	// in the namespace) rather than ending it. It must not kill itself.
+	self := os.Getpid()
 	for _, f := range strings.Fields(out) {
-		if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 1 && pid != self {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
