@@ -118,7 +118,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	sort.Ints(mtus)
 	for _, m := range mtus {
 		s := e.Savanna[m]
-		fmt.Fprintf(&b, "- savanna at MTU %d: one lcore per stack (spinning %v when idle, then parking), TCP buffers of %d KiB each way (gVisor's default), rings of %d descriptors, %d mbufs of %d bytes per stack, %s\n", m, s.Spin, s.SendBuffer>>10, s.Ring, s.PoolSize, s.DataRoom, offloadNote(s.ChecksumOffload))
+		fmt.Fprintf(&b, "- savanna at MTU %d: one lcore per stack (spinning %v when idle, then parking), TCP buffers of %d KiB each way (gVisor's default), rings of %d descriptors, %d mbufs of %d bytes per stack, rx copybreak of %d bytes (shorter frames are copied into small mbufs on arrival, as Linux drivers' rx_copybreak), %s\n", m, s.Spin, s.SendBuffer>>10, s.Ring, s.PoolSize, s.DataRoom, s.CopyBreak, offloadNote(s.ChecksumOffload))
 	}
 	fmt.Fprintf(&b, "- gvisor: channel endpoints of %d packets, one pump goroutine per direction, SACK on, %s, other options default\n", netw.GVisorQueue, offloadNote(netw.LinkChecksumOffload))
 	if e.Families != "" {

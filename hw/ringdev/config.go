@@ -40,7 +40,23 @@ type Config struct {
 	// software arrive unmarked and are verified by the receiver. Off by
 	// default: net_ring offers no offloads.
 	ChecksumOffload bool `yaml:"checksum_offload"`
+	// RxCopyBreak, when above 0, is the largest frame (bytes) that
+	// arrives at this port copied into a small mbuf of its receive
+	// queue's own pool, the sender's mbuf going back to its pool at
+	// once: Linux drivers' rx_copybreak (e1000e's copybreak, ethtool
+	// --set-tunable rx-copybreak). Frames stay in the rings until the
+	// receiving lcore drains them, and a burst of ten thousand small
+	// requests would otherwise hold ten thousand full data rooms, each
+	// touching its own page; small mbufs pack a page with many frames.
+	// The copy pool has one mbuf per descriptor of the queue's ring;
+	// when it is empty frames pass by pointer as without copybreak
+	// (counted: rx_copybreak_fallbacks). 0 (the default) copies
+	// nothing, as net_ring.
+	RxCopyBreak int `yaml:"rx_copybreak"`
 }
+
+// MaxCopyBreak is the largest RxCopyBreak.
+const MaxCopyBreak = 2048
 
 // Validate names the first bad key.
 func (c Config) Validate() error {
@@ -51,6 +67,9 @@ func (c Config) Validate() error {
 	}
 	if c.MTU != 0 && (c.MTU < 68 || c.MTU > 9600) {
 		return fmt.Errorf("mtu: %d is outside 68..9600", c.MTU)
+	}
+	if c.RxCopyBreak < 0 || c.RxCopyBreak > MaxCopyBreak {
+		return fmt.Errorf("rx_copybreak: %d is outside 0..%d", c.RxCopyBreak, MaxCopyBreak)
 	}
 	if c.SpeedMbps < 0 {
 		return fmt.Errorf("speed_mbps: %d is negative", c.SpeedMbps)

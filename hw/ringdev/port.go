@@ -35,6 +35,12 @@ type rxQueue struct {
 	next   int // round-robin start, owned by the polling lcore
 	pool   hw.Mempool
 	notify atomic.Pointer[func()]
+	// small is the copybreak pool (Config.RxCopyBreak), nil without.
+	small *Mempool
+	// copies and fallbacks count the frames copied into small mbufs and
+	// those passed by pointer because small was empty; the peer's tx
+	// lcores add to them.
+	copies, fallbacks atomic.Uint64
 }
 
 // Port is one end of a ring pair. It implements hw.EthDev; different
@@ -189,6 +195,14 @@ func (p *Port) SetupRxQueue(q int, nbDesc int, pool hw.Mempool) error {
 		return fmt.Errorf("ringdev %q rx queue %d: %w", p.cfg.Name, q, err)
 	}
 	rq := &rxQueue{pool: pool, rings: make([]*spsc.Ring[*hw.Mbuf], MaxQueues)}
+	if cb := p.cfg.RxCopyBreak; cb > 0 {
+		room := (hw.DefaultHeadroom + cb + 63) &^ 63
+		small, err := NewMempool(fmt.Sprintf("%s.rxq%d.copybreak", p.cfg.Name, q), nbDesc, room)
+		if err != nil {
+			return fmt.Errorf("ringdev %q rx queue %d: %w", p.cfg.Name, q, err)
+		}
+		rq.small = small
+	}
 	for i := range rq.rings {
 		r, err := spsc.New[*hw.Mbuf](nbDesc)
 		if err != nil {
@@ -317,6 +331,9 @@ func (p *Port) TxBurst(q int, pkts []*hw.Mbuf) int {
 		// belongs to the peer's lcore, which may free it and see it
 		// reused at once (the pool is last-in first-out).
 		n := uint64(m.PktLen)
+		if peer.cfg.RxCopyBreak > 0 && m.PktLen <= peer.cfg.RxCopyBreak {
+			m = peer.rx[rq].copyBreak(m)
+		}
 		if !peer.rx[rq].rings[q].Enqueue(m) {
 			peer.rxs[rq].errors.Add(1)
 			m.Free()
@@ -339,6 +356,33 @@ func (p *Port) TxBurst(q int, pkts []*hw.Mbuf) int {
 		}
 	}
 	return len(pkts)
+}
+
+// copyBreak returns a copy of the single-segment frame m in a small
+// mbuf of the queue's copybreak pool and frees m, or m itself when the
+// pool is empty or m is a chain (sender's lcore). Everything the
+// receiver reads of an mbuf is copied: the data at the same headroom,
+// the offload flags, the RSS hash, the header lengths and the timestamp.
+func (rq *rxQueue) copyBreak(m *hw.Mbuf) *hw.Mbuf {
+	if m.Next != nil {
+		return m
+	}
+	c := rq.small.Get()
+	if c == nil {
+		rq.fallbacks.Add(1)
+		return m
+	}
+	if err := c.SetData(m.Data()); err != nil {
+		c.Free()
+		rq.fallbacks.Add(1)
+		return m
+	}
+	c.Flags, c.RSSHash = m.Flags, m.RSSHash
+	c.L2Len, c.L3Len, c.L4Len = m.L2Len, m.L3Len, m.L4Len
+	c.Timestamp = m.Timestamp
+	m.Free()
+	rq.copies.Add(1)
+	return c
 }
 
 // pickQueue chooses the rx queue of p for frame m by RSS.
@@ -397,7 +441,26 @@ func (p *Port) XStats() []hw.XStat {
 	for q := range s.QOPackets {
 		x = append(x, hw.XStat{Name: fmt.Sprintf("tx_q%d_packets", q), Value: s.QOPackets[q]})
 	}
+	if p.cfg.RxCopyBreak > 0 {
+		c, f := p.CopyBreakStats()
+		x = append(x, hw.XStat{Name: "rx_copybreak_packets", Value: c}, hw.XStat{Name: "rx_copybreak_fallbacks", Value: f})
+	}
 	return x
+}
+
+// CopyBreakStats returns the frames copied into small mbufs on arrival
+// (Config.RxCopyBreak) and those passed by pointer because a queue's
+// copybreak pool was empty, summed over the receive queues.
+func (p *Port) CopyBreakStats() (copies, fallbacks uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, rq := range p.rx {
+		if rq != nil {
+			copies += rq.copies.Load()
+			fallbacks += rq.fallbacks.Load()
+		}
+	}
+	return copies, fallbacks
 }
 
 // ResetStats implements hw.EthDev.
@@ -409,6 +472,14 @@ func (p *Port) ResetStats() {
 		p.txs[q].packets.Store(0)
 		p.txs[q].bytes.Store(0)
 		p.txs[q].errors.Store(0)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, rq := range p.rx {
+		if rq != nil {
+			rq.copies.Store(0)
+			rq.fallbacks.Store(0)
+		}
 	}
 }
 

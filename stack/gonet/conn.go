@@ -74,8 +74,10 @@ type Conn struct {
 	rxAt atomic.Int64
 	// rdSig and wrSig wake a blocked Read or Write: readiness, an
 	// expired deadline and Close all signal them (one channel each, so a
-	// blocked call parks on one channel only).
-	rdSig, wrSig chan struct{}
+	// blocked call parks on one channel only). Each is made the first
+	// time its side blocks or sets a deadline: a connection whose writes
+	// never wait for room (nearly all) never makes wrSig.
+	rdSig, wrSig lazySig
 	// rdDl and wrDl are made when a deadline is first set.
 	rdDl, wrDl atomic.Pointer[deadline]
 	rdMu, wrMu sync.Mutex
@@ -86,8 +88,11 @@ type Conn struct {
 
 func newConn(lc *rt.Lcore, o Options) *Conn {
 	o = o.withDefaults()
-	c := &Conn{lc: lc, lat: o.Latency, rdSig: make(chan struct{}, 1), wrSig: make(chan struct{}, 1)}
-	c.p.Init(sockring.Config{RxRing: o.RxRing, TxRing: o.TxRing}, (*driver)(c))
+	c := &Conn{lc: lc, lat: o.Latency}
+	// The rings borrow their storage from the lcore's free list, and
+	// the lcore's sweep takes it back while they are drained
+	// (ReleaseIdle), so that an idle connection holds none.
+	c.p.Init(sockring.Config{RxRing: o.RxRing, TxRing: o.TxRing, Storage: lc.RingStorage()}, (*driver)(c))
 	c.task = rt.NewTask(c.service)
 	return c
 }
@@ -99,10 +104,10 @@ type driver Conn
 func (d *driver) Kick() { d.lc.Kick(d.task) }
 
 // Readable implements sockring.Driver.
-func (d *driver) Readable() { signal(d.rdSig) }
+func (d *driver) Readable() { d.rdSig.signal() }
 
 // Writable implements sockring.Driver.
-func (d *driver) Writable() { signal(d.wrSig) }
+func (d *driver) Writable() { d.wrSig.signal() }
 
 // RxStamp implements sockring.RxStamper: the start of the wait
 // ReadLatency measures (lcore only).
@@ -135,8 +140,63 @@ func signal(ch chan struct{}) {
 	}
 }
 
+// lazySig is a wake-up channel made on first use. A waiter loads it
+// (now) before it looks at its condition, and when it finds nothing:
+// with a channel then, it blocks on that channel, which any signaller
+// that changed the condition after the look has seen (the look and the
+// signaller's load of the channel are ordered by sequentially
+// consistent atomics, and the channel keeps one signal); with none
+// then, it makes the channel and looks again instead of blocking (wait),
+// since a signaller before the channel existed found nothing to signal.
+// The decision must rest on the channel as it was before the look:
+// another goroutine may make it in between (SetDeadline does), and a
+// waiter that asked after the look whether it had made the channel
+// itself blocked on one that the signaller had never seen.
+type lazySig struct{ p atomic.Pointer[sigChan] }
+
+type sigChan struct{ ch chan struct{} }
+
+// now returns the channel, nil before it is made.
+func (l *lazySig) now() chan struct{} {
+	if s := l.p.Load(); s != nil {
+		return s.ch
+	}
+	return nil
+}
+
+// get returns the channel, making it if need be.
+func (l *lazySig) get() chan struct{} {
+	if s := l.p.Load(); s != nil {
+		return s.ch
+	}
+	l.p.CompareAndSwap(nil, &sigChan{ch: make(chan struct{}, 1)})
+	return l.p.Load().ch
+}
+
+// wait blocks until a signal on seen, the channel now returned before
+// the look that found nothing; when there was none, it makes the channel
+// and returns at once, so that the waiter looks again.
+func (l *lazySig) wait(seen chan struct{}) {
+	if seen == nil {
+		l.get()
+		return
+	}
+	<-seen
+}
+
+// signal wakes a waiter, if there has ever been one.
+func (l *lazySig) signal() {
+	if s := l.p.Load(); s != nil {
+		signal(s.ch)
+	}
+}
+
 // ConnEvent implements rt.ConnHandler.
 func (c *Conn) ConnEvent(lc *rt.Lcore, _ tcp.EventMask) { c.service(lc) }
+
+// ReleaseIdle implements rt.IdleReleaser: drained rings give their
+// storage back to the lcore's free list (lcore only).
+func (c *Conn) ReleaseIdle() { c.p.ReleaseIdle() }
 
 // LcoreStopped implements rt.ConnHandler.
 func (c *Conn) LcoreStopped() {
@@ -201,6 +261,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	c.rdMu.Lock()
 	defer c.rdMu.Unlock()
 	for {
+		seen := c.rdSig.now() // before the look (see lazySig)
 		if c.p.Closed() {
 			return 0, c.opErr("read", net.ErrClosed)
 		}
@@ -219,7 +280,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		case err == nil:
 			return 0, nil
 		case err == sockring.ErrWouldBlock:
-			<-c.rdSig
+			c.rdSig.wait(seen)
 		case err == io.EOF:
 			return 0, io.EOF
 		case err == sockring.ErrClosed:
@@ -237,6 +298,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 	defer c.wrMu.Unlock()
 	total := 0
 	for {
+		seen := c.wrSig.now() // before the look (see lazySig)
 		if c.p.Closed() {
 			return total, c.opErr("write", net.ErrClosed)
 		}
@@ -247,7 +309,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 		total += n
 		switch {
 		case err == sockring.ErrWouldBlock:
-			<-c.wrSig
+			c.wrSig.wait(seen)
 		case err == sockring.ErrClosed:
 			return total, c.opErr("write", net.ErrClosed)
 		case err == sockring.ErrShutdown:
@@ -267,8 +329,8 @@ func (c *Conn) Close() error {
 	if !c.p.Close() {
 		return c.opErr("close", net.ErrClosed)
 	}
-	signal(c.rdSig)
-	signal(c.wrSig)
+	c.rdSig.signal()
+	c.wrSig.signal()
 	return nil
 }
 
@@ -283,14 +345,14 @@ func (c *Conn) CloseWrite() error {
 
 // readDeadline and writeDeadline return the connection's deadlines,
 // making them on first use (most connections never set one).
-func (c *Conn) readDeadline() *deadline  { return lazyDeadline(&c.rdDl, c.rdSig) }
-func (c *Conn) writeDeadline() *deadline { return lazyDeadline(&c.wrDl, c.wrSig) }
+func (c *Conn) readDeadline() *deadline  { return lazyDeadline(&c.rdDl, &c.rdSig) }
+func (c *Conn) writeDeadline() *deadline { return lazyDeadline(&c.wrDl, &c.wrSig) }
 
-func lazyDeadline(p *atomic.Pointer[deadline], sig chan struct{}) *deadline {
+func lazyDeadline(p *atomic.Pointer[deadline], sig *lazySig) *deadline {
 	if d := p.Load(); d != nil {
 		return d
 	}
-	p.CompareAndSwap(nil, newDeadline(sig))
+	p.CompareAndSwap(nil, newDeadline(sig.get()))
 	return p.Load()
 }
 

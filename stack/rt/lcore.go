@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/savanna-sim/savanna/stack/lstack"
+	"github.com/savanna-sim/savanna/stack/sockring"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
@@ -23,6 +24,23 @@ type ConnHandler interface {
 	LcoreStopped()
 }
 
+// IdleReleaser is an optional part of a ConnHandler: ReleaseIdle gives
+// back the memory the connection's socket rings hold while drained
+// (stack/gonet's rings, lent by RingStorage). The lcore calls it for
+// every watched connection once every sweepEvery of its clock, so that
+// an idle connection holds no ring memory while a busy one keeps its
+// storage between messages at no cost per message.
+type IdleReleaser interface {
+	ReleaseIdle()
+}
+
+// sweepEvery is how often the lcore gives drained rings' storage back
+// (a ring written since the last sweep keeps it until the next):
+// often enough that the connections of a workload that went idle hold
+// none within a fifth of a second, rarely enough that the sweep (one
+// call per connection) costs little of a busy lcore.
+const sweepEvery = 100 * time.Millisecond
+
 // ListenerHandler receives a listener's readiness on its lcore.
 type ListenerHandler interface {
 	ListenerEvent(lc *Lcore, m tcp.EventMask)
@@ -38,6 +56,9 @@ type LcoreStats struct {
 	Events   uint64 `json:"events"`
 	// ParkedNanos is the time spent parked.
 	ParkedNanos int64 `json:"parked_nanos"`
+	// RingStorage counts the socket-ring storage the lcore's free list
+	// lent and took back (RingStorage).
+	RingStorage sockring.StorageStats `json:"ring_storage"`
 }
 
 // Lcore is one stack thread: a goroutine locked to an OS thread that owns
@@ -62,6 +83,12 @@ type Lcore struct {
 
 	nextPort uint16
 	stats    LcoreStats
+
+	// ringStore lends the socket rings of the lcore's connections their
+	// storage while they hold bytes (RingStorage); swept is the lcore
+	// clock of the last sweep of drained rings (IdleReleaser).
+	ringStore sockring.Storage
+	swept     time.Duration
 }
 
 // ID returns the lcore's index (and queue).
@@ -79,6 +106,11 @@ func (lc *Lcore) Now() time.Duration { return lc.meter.Now() }
 
 // Meter returns the lcore's meter.
 func (lc *Lcore) Meter() *Meter { return lc.meter }
+
+// RingStorage returns the free list of socket-ring storage shared by
+// the lcore's connections (stack/gonet), so that an idle connection
+// holds no ring memory. Safe from any goroutine.
+func (lc *Lcore) RingStorage() *sockring.Storage { return &lc.ringStore }
 
 // Done is closed when the lcore has stopped.
 func (lc *Lcore) Done() <-chan struct{} { return lc.done }
@@ -127,7 +159,11 @@ func (lc *Lcore) UnwatchListener(l *tcp.Listener) { delete(lc.listeners, l) }
 
 // Stats returns the driver counters; call it on the lcore or after it
 // stopped (Runtime.Snapshot does).
-func (lc *Lcore) Stats() LcoreStats { return lc.stats }
+func (lc *Lcore) Stats() LcoreStats {
+	s := lc.stats
+	s.RingStorage = lc.ringStore.Stats()
+	return s
+}
 
 func (lc *Lcore) runTasks() bool {
 	t := lc.tasks.takeAll()
@@ -164,6 +200,16 @@ func (lc *Lcore) drainEvents() bool {
 	return true
 }
 
+// sweep gives back the ring storage of every drained connection.
+func (lc *Lcore) sweep(now time.Duration) {
+	lc.swept = now
+	for _, h := range lc.conns {
+		if r, ok := h.(IdleReleaser); ok {
+			r.ReleaseIdle()
+		}
+	}
+}
+
 // loop is the lcore's poll loop.
 func (lc *Lcore) loop(started chan<- error) {
 	if !lc.cfg.NoLockOSThread || lc.cfg.ThreadHook != nil {
@@ -194,6 +240,9 @@ func (lc *Lcore) loop(started chan<- error) {
 		worked = lc.drainEvents() || w || worked
 		lc.meter.Publish()
 		now := lc.meter.Now()
+		if now-lc.swept >= sweepEvery {
+			lc.sweep(now)
+		}
 		if worked {
 			idleSince = now
 			continue

@@ -72,6 +72,10 @@ type Pipe struct {
 	// direct: bytes went straight into rx (Receive) since the last
 	// service, which wakes the reader.
 	direct bool
+	// rxMark and txMark are the rings' write counts (low 32 bits) at the
+	// last ReleaseIdle: a ring written since keeps its storage until the
+	// next one.
+	rxMark, txMark uint32
 }
 
 // Config is a pipe's rings and hand-offs.
@@ -84,14 +88,23 @@ type Config struct {
 	RxHandoff, TxHandoff Handoff
 	// Clock is the stack thread's clock (see Clock).
 	Clock Clock
+	// Storage, when not nil, lends both rings their storage, which
+	// ReleaseIdle gives back while they are drained (see Storage); nil
+	// keeps a
+	// ring's storage for its life (the virtual-time drivers: the
+	// storage's size decides how much one write moves, so keeping it is
+	// part of the simulated behaviour).
+	Storage *Storage
 }
 
 // Init makes p, a zero Pipe (one embedded in a driver's connection, to
 // spare an allocation), a pipe with empty rings.
 func (p *Pipe) Init(cfg Config, drv Driver) {
-	p.rx.max, p.tx.max = cfg.RxRing, cfg.TxRing
+	p.rx.max, p.rx.storage = int32(cfg.RxRing), cfg.Storage
+	p.tx.max, p.tx.storage = int32(cfg.TxRing), cfg.Storage
 	p.rx.setHandoff(cfg.RxHandoff)
 	p.tx.setHandoff(cfg.TxHandoff)
+	p.tx.guarded = cfg.Storage != nil
 	p.drv, p.clock = drv, cfg.Clock
 	p.stamp, _ = drv.(RxStamper)
 }
@@ -139,6 +152,27 @@ func (p *Pipe) Receive(b []byte) int {
 		p.stamped(empty)
 	}
 	return n
+}
+
+// ReleaseIdle gives back the storage of each ring that is drained and
+// has not been written since the last call, so that an idle connection
+// holds no ring memory while a busy one keeps its storage between
+// messages (stack thread only; a no-op without Config.Storage). The
+// next write takes storage again, of the size the ring had grown to.
+func (p *Pipe) ReleaseIdle() {
+	if p.rx.storage == nil {
+		return
+	}
+	if w := uint32(p.rx.written.Load()); w != p.rxMark {
+		p.rxMark = w
+	} else {
+		p.rx.releaseDrained(false)
+	}
+	if w := uint32(p.tx.written.Load()); w != p.txMark {
+		p.txMark = w
+	} else {
+		p.tx.releaseDrained(true)
+	}
 }
 
 // Fail ends the pipe with err as the stack thread sees it (the stack
@@ -201,6 +235,7 @@ func (p *Pipe) Finish() {
 		return
 	}
 	p.gone = true
+	p.tx.releaseDrained(true)
 	if p.rx.used() > 0 || p.tc.RecvBuffered() > 0 {
 		p.tc.Abort()
 		return
@@ -260,6 +295,12 @@ func (p *Pipe) pullRx(st *ServiceStats) {
 	}
 	got := p.direct
 	p.direct = false
+	if p.rx.storage != nil && p.tc.RecvBuffered() == 0 {
+		// Nothing to move: learn an EOF or error without taking
+		// storage for a ring that would stay empty.
+		p.pullNothing(got)
+		return
+	}
 	// Size the ring for what TCP holds (it grows only while empty).
 	p.rx.Reserve(p.tc.RecvBuffered())
 	for {
@@ -304,6 +345,27 @@ func (p *Pipe) pullRx(st *ServiceStats) {
 		if n == 0 {
 			break
 		}
+	}
+	p.rx.Flush(p.now())
+	if got {
+		p.drv.Readable()
+	}
+}
+
+// pullNothing is pullRx when TCP holds no bytes: an EOF or an error is
+// all Read can return (a tcp.Conn's Read with nothing buffered touches
+// no buffer). got tells whether bytes went straight into the ring.
+func (p *Pipe) pullNothing(got bool) {
+	_, err := p.tc.Read(nil)
+	switch {
+	case err == io.EOF:
+		p.eofSeen = true
+		p.rx.Flush(p.now())
+		p.eof.Store(true)
+		got = true
+	case err != nil && !errors.Is(err, tcp.ErrWouldBlock):
+		p.rx.Flush(p.now())
+		p.Fail(err)
 	}
 	p.rx.Flush(p.now())
 	if got {
@@ -389,9 +451,21 @@ func (p *Pipe) Put(b []byte, all bool) (int, error) {
 	case len(b) == 0:
 		return 0, nil
 	}
+	n := p.put(b, all)
+	if n == 0 {
+		return 0, ErrWouldBlock
+	}
+	return n, nil
+}
+
+// put copies what fits of b (all of it or nothing when all is set) into
+// the send ring, holding its storage while it does.
+func (p *Pipe) put(b []byte, all bool) int {
+	p.tx.acquire()
+	defer p.tx.release()
 	p.tx.Reserve(len(b))
 	if all && p.tx.Space() < len(b) {
-		return 0, ErrWouldBlock
+		return 0
 	}
 	n := 0
 	for n < len(b) {
@@ -403,10 +477,7 @@ func (p *Pipe) Put(b []byte, all bool) (int, error) {
 		p.tx.Commit(c)
 		n += c
 	}
-	if n == 0 {
-		return 0, ErrWouldBlock
-	}
-	return n, nil
+	return n
 }
 
 // Push is Write's second half: it hands what Put copied to the stack

@@ -1,6 +1,7 @@
 package sockring
 
 import (
+	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -19,22 +20,59 @@ import (
 // bytes written into it and the tail that covers them, and the consumer
 // loads the storage after the tail, so it always reads bytes from the
 // storage they were written to.
+//
+// With a Storage (Config.Storage) the stack thread also gives the
+// storage back when it finds the ring drained and unwritten since its
+// last look (Pipe.ReleaseIdle: stack/rt's idle sweep, every 100 ms), so
+// that an idle ring holds none, while a busy one keeps it between
+// messages at no cost per message. Releasing as the producer (the receive ring) needs no lock:
+// with every written byte consumed the consumer no longer reads the
+// storage, and it loads the storage only after a tail that covers new
+// bytes. Releasing as the consumer (the send ring) takes a per-ring owner
+// word that the producer holds while it writes (a CAS in, a store out);
+// if the producer is writing, the next sweep tries again.
 type Ring struct {
+	// head is the consumer's; one pad keeps it off the line of the
+	// producer's fields (tail, written, the storage), the only ones
+	// written often.
 	head atomic.Uint64
 	_    [56]byte
 	tail atomic.Uint64
-	_    [56]byte
 	// written is the producer's tail, published by the hand-off; it is
 	// atomic so that the consumer can tell bytes are on their way.
 	written atomic.Uint64
 	buf     atomic.Pointer[store]
-	max     int
-	hand    Handoff
+	// own is 0 when the storage is free, ownProducer while the producer
+	// writes, ownConsumer while the consumer releases it (Storage only).
+	own atomic.Uint32
+	// guarded is set on a ring whose consumer releases its storage
+	// (the send ring): its producer takes own while it writes.
+	guarded bool
+	// max is the most bytes the ring holds; last the size of the
+	// storage it last gave back (with a Storage), which the next
+	// storage it takes is at least, so that a ring that grew for a
+	// stream keeps its size, though not its memory, while idle.
+	max, last int32
+	hand      Handoff
 	// catchUp is hand as a CatchUpper, or nil: asserted once when the
 	// hand-off is set, since Sync runs on every poll of every socket
 	// with a call in flight.
 	catchUp CatchUpper
+	storage *Storage
 }
+
+// setHandoff makes h the ring's hand-off.
+func (r *Ring) setHandoff(h Handoff) {
+	r.hand = h
+	r.catchUp, _ = h.(CatchUpper)
+}
+
+// The values of Ring.own.
+const (
+	ownFree uint32 = iota
+	ownProducer
+	ownConsumer
+)
 
 // store is one generation of a ring's storage.
 type store struct {
@@ -53,7 +91,7 @@ type Handoff interface {
 }
 
 // Max returns the most bytes the ring holds.
-func (r *Ring) Max() int { return r.max }
+func (r *Ring) Max() int { return int(r.max) }
 
 // Len returns the published bytes not yet consumed.
 func (r *Ring) Len() int { return int(r.tail.Load() - r.head.Load()) }
@@ -70,28 +108,80 @@ func (r *Ring) Space() int {
 	if s := r.buf.Load(); s != nil {
 		return len(s.b) - int(r.used())
 	}
-	return r.max
+	return int(r.max)
 }
 
 // Reserve makes the storage at least want bytes (at most max) when the
-// ring is empty, so that a larger write fits at once (producer only).
+// ring is empty, so that a larger write fits at once (producer only;
+// with a Storage, between acquire and release).
 func (r *Ring) Reserve(want int) {
 	s := r.buf.Load()
-	if s != nil && (len(s.b) >= want || len(s.b) >= r.max) {
+	if s != nil && (len(s.b) >= want || len(s.b) >= int(r.max)) {
 		return
 	}
 	if s != nil && r.used() != 0 {
 		return // not empty: the consumer may be reading s
 	}
+	if s == nil {
+		want = max(want, int(r.last))
+	}
 	n := MinStorage
-	for n < want && n < r.max {
+	for n < want && n < int(r.max) {
 		n <<= 1
 	}
-	n = min(n, r.max)
+	n = min(n, int(r.max))
 	if s != nil && n <= len(s.b) {
 		return
 	}
-	r.buf.Store(&store{mask: uint64(n - 1), b: make([]byte, n)})
+	if r.storage == nil {
+		r.buf.Store(&store{mask: uint64(n - 1), b: make([]byte, n)})
+		return
+	}
+	r.buf.Store(r.storage.get(n))
+	if s != nil {
+		r.storage.put(s) // empty, and the consumer loads storage only for bytes it has not read
+	}
+}
+
+// acquire gives the producer the storage for a write (a no-op but on a
+// guarded ring); a consumer releasing it holds it for a few instructions.
+func (r *Ring) acquire() {
+	if !r.guarded {
+		return
+	}
+	for !r.own.CompareAndSwap(ownFree, ownProducer) {
+		runtime.Gosched()
+	}
+}
+
+// release ends the producer's write.
+func (r *Ring) release() {
+	if r.guarded {
+		r.own.Store(ownFree)
+	}
+}
+
+// releaseDrained gives the storage back to the Storage when every byte
+// written has been consumed: as the producer (consumer false), or as the
+// consumer of a guarded ring, which holds own to do it and leaves the
+// storage to the next call if the producer is writing.
+func (r *Ring) releaseDrained(consumer bool) {
+	if r.storage == nil || r.written.Load() != r.head.Load() || r.buf.Load() == nil {
+		return
+	}
+	if consumer {
+		if !r.guarded || !r.own.CompareAndSwap(ownFree, ownConsumer) {
+			return
+		}
+		defer r.own.Store(ownFree)
+		if r.written.Load() != r.head.Load() {
+			return
+		}
+	}
+	if s := r.buf.Swap(nil); s != nil {
+		r.last = int32(len(s.b))
+		r.storage.put(s)
+	}
 }
 
 // Writable returns the first contiguous free region (producer side).
@@ -159,6 +249,7 @@ func (r *Ring) Sync(now time.Duration) {
 // Write copies as much of p as fits, commits it and flushes at at; it
 // returns the count (producer side).
 func (r *Ring) Write(p []byte, at time.Duration) int {
+	r.acquire()
 	r.Reserve(len(p))
 	total := 0
 	for len(p) > 0 {
@@ -171,6 +262,7 @@ func (r *Ring) Write(p []byte, at time.Duration) int {
 		p = p[n:]
 		total += n
 	}
+	r.release()
 	r.Flush(at)
 	return total
 }
@@ -207,10 +299,4 @@ func (r *Ring) Read(p []byte) int {
 		total += n
 	}
 	return total
-}
-
-// setHandoff makes h the ring's hand-off.
-func (r *Ring) setHandoff(h Handoff) {
-	r.hand = h
-	r.catchUp, _ = h.(CatchUpper)
 }
