@@ -178,6 +178,10 @@ func (p *pricer) syscalls() {
 		p.set("syscall_futex", ms[0].Summary.Median-ms[1].Summary.Median,
 			"FUTEX_WAKE with no waiter minus the null system call (the model charges syscall beside syscall_futex)", ms...)
 	}
+	if ms := p.get([]string{"epoll_ctl_kernel"}, "epoll_ctl_ae", "getppid"); ms != nil {
+		p.set("epoll_ctl_kernel", ms[0].Summary.Median-ms[1].Summary.Median,
+			"epoll_ctl in ae.c's per-request cycle (2 ADD, 2 DEL, 1 MOD) minus the null system call (the model charges syscall beside epoll_ctl_kernel)", ms...)
+	}
 	names := make([]string, 0, 4)
 	for _, k := range EpollPoints() {
 		names = append(names, fmt.Sprintf("epoll_wait_%d", k))

@@ -29,6 +29,7 @@ func synthetic() *calibrate.Result {
 		meas("epoll_wait_0", 250, 0.01), meas("epoll_wait_1", 320, 0.01),
 		meas("epoll_wait_16", 1370, 0.01), meas("epoll_wait_64", 4730, 0.01),
 		meas("futex_wake", 180, 0.01), meas("sched_yield_same_cpu", 600, 0.01),
+		meas("epoll_ctl_ae", 500, 0.01),
 		meas("futex_pingpong_same_cpu", 1500, 0.02), meas("futex_pingpong_cross_cpu", 2300, 0.02),
 		meas("memcpy_64", 0.2, 0.01), meas("memcpy_1500", 0.05, 0.01), meas("memcpy_65536", 0.04, 0.01),
 		meas("checksum_1500", 0.07, 0.01),
@@ -115,6 +116,11 @@ var _ = Describe("the cost file", func() {
 	It("derives the system-call and scheduling prices by the differences docs/calibration.md gives", func() {
 		prices, _ := written(synthetic())
 		Expect(price(prices, "syscall_futex").Entry.Value).To(Equal(80.0)) // 180 - 100
+		// epoll_ctl's kernel work is ae's cycle less the null system
+		// call, which the model charges beside it.
+		Expect(price(prices, "epoll_ctl_kernel").Entry.Value).To(Equal(400.0)) // 500 - 100
+		Expect(price(prices, "epoll_ctl_kernel").Measured).To(BeTrue())
+		Expect(price(prices, "epoll_ctl_kernel").Entry.Source).To(ContainSubstring("epoll_ctl_ae"))
 		// The switch is a sched_yield less its system call; each wake-up
 		// is its hand-off less the two futex calls and the switch.
 		Expect(price(prices, "context_switch").Entry.Value).To(Equal(500.0))   // 600 - 100

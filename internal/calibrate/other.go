@@ -31,6 +31,7 @@ func linuxOnly(name string) Bench {
 func nullSyscall() Bench               { return linuxOnly("getppid") }
 func epollReady(k int) Bench           { return linuxOnly("epoll_wait") }
 func futexWake() Bench                 { return linuxOnly("futex_wake") }
+func epollCtlAE() Bench                { return linuxOnly("epoll_ctl_ae") }
 func futexPingPong(sameCPU bool) Bench { return linuxOnly("futex_pingpong") }
 func schedYield() Bench                { return linuxOnly("sched_yield_same_cpu") }
 func tcpRR() Bench                     { return linuxOnly("tcp_rr_loopback") }

@@ -195,7 +195,7 @@ func Standard() []Bench {
 	for _, k := range EpollPoints() {
 		b = append(b, epollReady(k))
 	}
-	b = append(b, futexWake(), schedYield(), futexPingPong(true), futexPingPong(false))
+	b = append(b, epollCtlAE(), futexWake(), schedYield(), futexPingPong(true), futexPingPong(false))
 	for _, size := range []int{64, 1500, 64 << 10} {
 		b = append(b, memcpy(size))
 	}

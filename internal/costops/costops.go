@@ -61,5 +61,6 @@ func KernelModelOps() cost.ProductOps {
 		TCPRx: tcp.CostSegmentRx, TCPTx: tcp.CostSegmentTx,
 		SocketCall: lstack.CostSocketCall, RingOp: lstack.CostRingOp,
 		EpollWaitUser: lstack.CostEpollWait, EpollEventUser: lstack.CostEpollEvent,
+		EpollCtl: lstack.CostEpollCtl, HasEpollCtl: true,
 	}
 }

@@ -90,7 +90,7 @@ var _ = Describe("the run's table of cost operations", func() {
 		Expect(kernel).To(ConsistOf("syscall", "kernel_copy_byte", "softirq_packet", "kernel_tcp_rx", "kernel_tcp_tx",
 			"kernel_ip_rx", "kernel_ip_tx", "interrupt", "context_switch", "wakeup", "lock_contention",
 			"epoll_wait_kernel", "syscall_open", "syscall_ioctl", "syscall_futex", "syscall_mmap", "wakeup_same_core",
-			"compaction_page", "page_alloc", "epoll_wait_event", "cache_miss", "kernel_conn_bytes"))
+			"compaction_page", "page_alloc", "epoll_wait_event", "cache_miss", "kernel_conn_bytes", "epoll_ctl_kernel"))
 	})
 
 	DescribeTable("names each owner's op by the file key cost files and reports have always used",

@@ -21,6 +21,7 @@ const (
 	CompactionPage                        // kernel memory compaction, per page migrated
 	PageAlloc                             // kernel page allocation, per 4 KiB page
 	EpollWaitEvent                        // one ready event epoll_wait returns (ep_send_events)
+	EpollCtlKernel                        // one epoll_ctl's work beyond the system call's entry
 )
 
 // CostOps returns the kernel model's operations for the run's table
@@ -39,6 +40,7 @@ func CostOps() hw.CostOpSet {
 		{Op: CompactionPage, Key: "compaction_page", Doc: "kernel memory compaction, per page migrated"},
 		{Op: PageAlloc, Key: "page_alloc", Doc: "kernel page allocation, per 4 KiB page"},
 		{Op: EpollWaitEvent, Key: "epoll_wait_event", Doc: "one ready event epoll_wait returns (ep_send_events)"},
+		{Op: EpollCtlKernel, Key: "epoll_ctl_kernel", Doc: "one epoll_ctl's work beyond the system call's entry (ep_insert, ep_remove or ep_modify)"},
 	}}
 }
 
@@ -52,4 +54,10 @@ type ProductOps struct {
 	SocketCall, RingOp  hw.CostOp // stack_socket_call, ring_op
 	EpollWaitUser       hw.CostOp // epoll_wait_user
 	EpollEventUser      hw.CostOp // epoll_event_user
+	// EpollCtl is the product's change to an event loop's interest list
+	// (epoll_ctl_user), which KernelSyscalls prices as a system call and
+	// epoll_ctl_kernel. HasEpollCtl says it is set: op 0 is a machine
+	// operation (nic_rx_burst), so a zero EpollCtl cannot mean "none".
+	EpollCtl    hw.CostOp
+	HasEpollCtl bool
 }

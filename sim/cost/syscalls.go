@@ -38,6 +38,17 @@ func (k *KernelSyscalls) Idle(d time.Duration) { k.m.Idle(d) }
 // Charge implements hw.Meter: lstack's socket-call operations become the
 // kernel's; every other operation is charged as it is.
 func (k *KernelSyscalls) Charge(op hw.CostOp, n int64) {
+	if k.p.HasEpollCtl && op == k.p.EpollCtl {
+		// An interest-list change is epoll_ctl(2): its entry and exit,
+		// and ep_insert (an epitem and an eppoll_entry allocated, the
+		// socket polled, the entry hooked on its wait queue), ep_remove
+		// (unhooked and freed) or ep_modify (re-polled) in
+		// fs/eventpoll.c: the census of docs/cost-model.md finds it a
+		// third of redis-benchmark's CPU.
+		k.m.Charge(hw.CostSyscall, n)
+		k.m.Charge(EpollCtlKernel, n)
+		return
+	}
 	switch op {
 	case k.p.SocketCall:
 		// An intercepted call served by lstack is a system call.

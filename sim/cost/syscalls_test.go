@@ -42,6 +42,29 @@ var _ = Describe("the kernel's view of socket calls", func() {
 		Expect(under.Counts[lstack.CostEpollEvent]).To(BeZero())
 	})
 
+	It("prices an event loop's interest-list change as epoll_ctl(2): its entry and exit, and ep_insert's, ep_remove's or ep_modify's work", func() {
+		// redis-benchmark's ae loop makes five a request (strace -c: 5.005
+		// epoll_ctl calls a request at 50 clients; docs/cost-model.md).
+		ctl := hw.OpsLstack + 4 // the product's epoll_ctl op (lstack.CostEpollCtl)
+		p := costops.KernelModelOps()
+		p.EpollCtl, p.HasEpollCtl = ctl, true
+		under := &hw.CountingMeter{}
+		k := cost.NewKernelSyscalls(under, p)
+		k.Charge(ctl, 5)
+		Expect(under.Counts[hw.CostSyscall]).To(BeEquivalentTo(5))
+		Expect(under.Counts[cost.EpollCtlKernel]).To(BeEquivalentTo(5))
+		Expect(under.Counts[ctl]).To(BeZero())
+	})
+
+	It("leaves op 0 (nic_rx_burst) alone when the product names no epoll_ctl op", func() {
+		p := costops.KernelModelOps()
+		p.EpollCtl, p.HasEpollCtl = 0, false
+		under := &hw.CountingMeter{}
+		cost.NewKernelSyscalls(under, p).Charge(hw.CostNICRxBurst, 2)
+		Expect(under.Counts[hw.CostNICRxBurst]).To(BeEquivalentTo(2))
+		Expect(under.Counts[cost.EpollCtlKernel]).To(BeZero())
+	})
+
 	It("prices the stack thread's service of socket calls as nothing but the softirq's wake-up", func() {
 		under := &hw.CountingMeter{}
 		k := cost.NewKernelPath(under, costops.KernelModelOps(), nil)

@@ -9,6 +9,7 @@ const (
 	CostRingOp                           // one lock-free ring enqueue or dequeue
 	CostEpollWait                        // one user-space readiness wait (lstack epoll)
 	CostEpollEvent                       // one ready event a readiness wait returns
+	CostEpollCtl                         // one change to an event loop's interest list (epoll_ctl)
 )
 
 // CostOps returns the stack runtime's operations for the run's table
@@ -19,5 +20,6 @@ func CostOps() hw.CostOpSet {
 		{Op: CostRingOp, Key: "ring_op", Doc: "one lock-free ring enqueue or dequeue"},
 		{Op: CostEpollWait, Key: "epoll_wait_user", Doc: "one user-space readiness wait (lstack epoll)"},
 		{Op: CostEpollEvent, Key: "epoll_event_user", Doc: "one ready event a readiness wait returns"},
+		{Op: CostEpollCtl, Key: "epoll_ctl_user", Doc: "one change to an event loop's interest list (epoll_ctl), served as a socket call"},
 	}}
 }

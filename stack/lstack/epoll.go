@@ -211,12 +211,12 @@ func (ep *Epoll) chargeWake(m hw.Meter) {
 // Control charges n changes to the thread's interest list (epoll_ctl),
 // as an event loop that switches a socket between waiting to read and
 // waiting to write makes (ae.c's aeCreateFileEvent and
-// aeDeleteFileEvent; see EventSet.Control). Each is a socket call, a
-// system call on a kernel host; the epoll itself needs no change, since
+// aeDeleteFileEvent; see EventSet.Control). Each is an epoll_ctl_user,
+// epoll_ctl(2) on a kernel host; the epoll itself needs no change, since
 // its sockets report every readiness.
 func (ep *Epoll) Control(m hw.Meter, n int64) {
 	ep.in.pay(m)
 	if n > 0 {
-		ep.in.app(m).Charge(CostSocketCall, n)
+		ep.in.app(m).Charge(CostEpollCtl, n)
 	}
 }

@@ -96,11 +96,13 @@ func (es *EventSet) Wait(m hw.Meter, ready bool) {
 // an event loop that switches a socket between waiting to read and
 // waiting to write makes: ae.c's aeCreateFileEvent and
 // aeDeleteFileEvent each call epoll_ctl (redis-benchmark and wrk both
-// run on it). Each is a socket call (a system call on a kernel host);
-// the set itself needs no change, since its sockets report every kind
+// run on it). Each is an epoll_ctl_user, priced as a socket call; on a
+// kernel host the kernel model prices it as epoll_ctl(2), its entry and
+// ep_insert's, ep_remove's or ep_modify's work (sim/cost.KernelSyscalls).
+// The set itself needs no change, since its sockets report every kind
 // of readiness.
 func (es *EventSet) Control(m hw.Meter, n int64) {
 	if n > 0 {
-		es.in.app(m).Charge(CostSocketCall, n)
+		es.in.app(m).Charge(CostEpollCtl, n)
 	}
 }
