@@ -16,7 +16,6 @@ import (
 	"github.com/savanna-sim/savanna/sim/nic"
 	"github.com/savanna-sim/savanna/sim/numa"
 	"github.com/savanna-sim/savanna/stack/lstack"
-	"github.com/savanna-sim/savanna/stack/sockring"
 )
 
 // Layers of a core's CPU profile that the stack's wiring charges.
@@ -153,7 +152,7 @@ func (r *remotePackets) Poll(m hw.Meter) (bool, time.Duration) {
 // its work is priced as the kernel's by cost.KernelPath: no ring, no
 // socket-call service, a softirq's direct wake-up of a sleeping thread.
 func BindBridge(eng *sim.Engine, core *sim.Core, b *lstack.Bridge) {
-	b.SetHandoffs(func(wake func(at time.Duration)) sockring.Handoff { return NewHandoff(eng, wake) })
+	b.SetHandoffs(NewBridgeHandoffs(eng))
 	if b.Instance().Mode() != lstack.ModeKernel {
 		core.AttachAs(LayerStack, b)
 		return

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/savanna-sim/savanna/hw"
-	"github.com/savanna-sim/savanna/stack/sockring"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
@@ -38,13 +37,7 @@ func (b *Bridge) Connect(m hw.Meter, d Dial, ep *Epoll) (*Socket, error) {
 		return nil, errors.New("lstack: Bridge.Connect needs the thread's epoll")
 	}
 	s := &Socket{b: b, ep: ep, dial: &d}
-	s.p.Init(sockring.Config{
-		RxRing: RingBytes, TxRing: RingBytes,
-		RxHandoff: b.handoff(s.published),
-		TxHandoff: b.handoff(b.bell),
-		Clock:     b.clock,
-	}, (*driver)(s))
-	s.calls = sockring.NewCalls(b.handoff(b.bell))
+	b.initSocket(s)
 	b.router.bind(s)
 	b.stats.Connects++
 	s.noteCaller(m)

@@ -1,9 +1,11 @@
 package lstack
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"time"
 
@@ -96,11 +98,6 @@ type SocketStats struct {
 	Sleeps uint64 `json:"sleeps"`
 }
 
-// HandoffFunc makes the hand-off of one of a socket's rings or its
-// calls; wake is the consumer's doorbell, for the hand-off to ring when
-// it delivers (in virtual time, at the producer's clock).
-type HandoffFunc func(wake func(at time.Duration)) sockring.Handoff
-
 // Router is Gazelle's routing table from an application fd to the socket
 // and stack instance that own it. One Router serves a process; its fds
 // are small integers handed out in order, as the kernel's are.
@@ -150,10 +147,15 @@ type Socket struct {
 	p  sockring.Pipe
 	fd int
 	// calls are the socket's requests to the stack thread, handed off
-	// like its bytes; pending says the socket is on the bridge's request
-	// list.
-	calls   *sockring.Calls
-	pending bool
+	// like its bytes; pending says the socket has a request the stack
+	// thread has not served, queued that it is on the bridge's ready
+	// list, seq the order of its request among the bridge's.
+	calls           *sockring.Calls
+	pending, queued bool
+	seq             uint64
+	// toStack are the hand-offs of the send ring and the calls, which
+	// leave the stack thread's catch-up when it is done with the socket.
+	toStack [2]StackHandoff
 	// failed says the connection's error was counted; done that the
 	// stack thread finished with it.
 	failed, done bool
@@ -197,20 +199,24 @@ type Bridge struct {
 	in     *Instance
 	router *Router
 	bell   func(at time.Duration)
-	hand   HandoffFunc
+	hand   Handoffs
 	ln     *tcp.Listener
 	socks  map[*tcp.Conn]*Socket
-	// requests are the sockets that called the stack thread, in the
-	// order their threads called (Gazelle's lock-free rpc queue; in
-	// virtual time one list serves). A request is served once its call
-	// and the bytes written before it reached this core (their
-	// hand-offs ring the doorbell); each is charged a ring operation at
-	// both ends.
-	requests []*Socket
-	onAccept func(fd int, s *Socket)
-	events   []tcp.Event
-	svc      sockring.ServiceStats
-	stats    BridgeStats
+	// ready are the sockets with a request (Gazelle's lock-free rpc
+	// queue; in virtual time one list serves) that a hand-off delivered
+	// something to since the stack thread last looked at them, in no
+	// order; spare is the other list's storage. A request is served,
+	// in the order the threads called (seq counts the calls), once its
+	// call and the bytes written before it reached this core; each is
+	// charged a ring operation at both ends. Without hand-offs (real
+	// time) a socket is ready once it calls and stays on the list until
+	// served.
+	ready, spare []*Socket
+	seq          uint64
+	onAccept     func(fd int, s *Socket)
+	events       []tcp.Event
+	svc          sockring.ServiceStats
+	stats        BridgeStats
 	// m is the stack thread's meter while Poll runs, for the pipes'
 	// wake-ups and clock.
 	m     hw.Meter
@@ -232,10 +238,10 @@ func NewBridge(in *Instance, router *Router, doorbell func(at time.Duration)) (*
 }
 
 // SetHandoffs makes the hand-offs of the rings and calls of sockets
-// accepted from now on (nil: at once). A binding in virtual time gives
-// one that schedules each delivery at its producer's clock
+// accepted or connected from now on (nil: at once). A binding in virtual
+// time gives one that schedules each delivery at its producer's clock
 // (internal/simhost.BindBridge).
-func (b *Bridge) SetHandoffs(f HandoffFunc) { b.hand = f }
+func (b *Bridge) SetHandoffs(h Handoffs) { b.hand = h }
 
 func (b *Bridge) now() time.Duration {
 	if b.m == nil {
@@ -296,12 +302,18 @@ func (b *Bridge) Poll(m hw.Meter) (bool, time.Duration) {
 	return worked, hw.NoDeadline
 }
 
-// handoff returns a hand-off ringing wake, nil without a HandoffFunc.
-func (b *Bridge) handoff(wake func(at time.Duration)) sockring.Handoff {
-	if b.hand == nil {
-		return nil
+// initSocket makes s's pipe and calls, with their hand-offs.
+func (b *Bridge) initSocket(s *Socket) {
+	cfg := sockring.Config{RxRing: RingBytes, TxRing: RingBytes, Clock: b.clock}
+	var calls sockring.Handoff
+	if b.hand != nil {
+		arrived := s.arrived
+		s.toStack[0] = b.hand.ToStack(b.bell, arrived)
+		s.toStack[1] = b.hand.ToStack(b.bell, arrived)
+		cfg.RxHandoff, cfg.TxHandoff, calls = b.hand.ToApp(s.published), s.toStack[0], s.toStack[1]
 	}
-	return b.hand(wake)
+	s.p.Init(cfg, (*driver)(s))
+	s.calls = sockring.NewCalls(calls)
 }
 
 // accept takes every pending connection and binds it to an fd.
@@ -313,13 +325,7 @@ func (b *Bridge) accept(m hw.Meter) {
 		}
 		b.chargeStack(m, 1)
 		s := &Socket{b: b}
-		s.p.Init(sockring.Config{
-			RxRing: RingBytes, TxRing: RingBytes,
-			RxHandoff: b.handoff(s.published),
-			TxHandoff: b.handoff(b.bell),
-			Clock:     b.clock,
-		}, (*driver)(s))
-		s.calls = sockring.NewCalls(b.handoff(b.bell))
+		b.initSocket(s)
 		s.p.Attach(c, false)
 		b.socks[c] = s
 		fd := b.router.bind(s)
@@ -330,29 +336,44 @@ func (b *Bridge) accept(m hw.Meter) {
 	}
 }
 
-// serveRequests serves the requests whose call, and the bytes written
-// before it, reached the core; the others stay in order. It reports
-// whether it served any.
+// serveRequests serves, in the order their threads called, the
+// requests whose call, and the bytes written before it, reached the
+// core by its clock; the others wait for their next delivery, which
+// lists them again. It reports whether it served any.
 func (b *Bridge) serveRequests(m hw.Meter) bool {
-	if len(b.requests) == 0 {
+	now := m.Now()
+	if b.hand != nil {
+		b.hand.CatchUp(now)
+	}
+	if len(b.ready) == 0 {
 		return false
 	}
 	worked := false
-	now := m.Now()
-	keep := b.requests[:0]
-	for _, s := range b.requests {
+	list := b.ready
+	if len(list) > 1 {
+		slices.SortFunc(list, func(x, y *Socket) int { return cmp.Compare(x.seq, y.seq) })
+	}
+	// A delivery while the list is served (a send ring's catch-up in
+	// service) lists its socket on the other.
+	b.ready, b.spare = b.spare[:0], nil
+	for _, s := range list {
 		s.calls.Sync(now)
 		s.p.Tx().Sync(now)
 		if s.done {
-			s.pending = false
+			s.pending, s.queued = false, false
+			s.leave()
 			continue
 		}
 		if s.calls.Arrived() == 0 || s.p.Tx().InFlight() > 0 {
-			keep = append(keep, s)
+			if b.hand == nil {
+				b.ready = append(b.ready, s)
+			} else {
+				s.queued = false
+			}
 			continue
 		}
 		worked = true
-		s.pending = false
+		s.pending, s.queued = false, false
 		s.calls.Take()
 		b.chargeRing(m, 1) // the request's dequeue
 		b.stats.SendRequests++
@@ -362,9 +383,42 @@ func (b *Bridge) serveRequests(m hw.Meter) bool {
 		}
 		b.service(m, s)
 	}
-	clear(b.requests[len(keep):])
-	b.requests = keep
+	clear(list)
+	b.spare = list[:0]
 	return worked
+}
+
+// arrived is the delivery of one of s's hand-offs to the stack thread:
+// a socket with a request goes on the ready list.
+func (s *Socket) arrived() {
+	if s.pending && !s.queued {
+		s.queued = true
+		s.b.ready = append(s.b.ready, s)
+	}
+}
+
+// finished marks s done: the stack thread has finished with it. One
+// with a request is looked at by the next poll (which drops it), the
+// others leave the catch-up at once.
+func (b *Bridge) finished(s *Socket) {
+	s.done = true
+	switch {
+	case !s.pending:
+		s.leave()
+	case !s.queued:
+		s.queued = true
+		b.ready = append(b.ready, s)
+	}
+}
+
+// leave takes s's hand-offs out of the stack thread's catch-up.
+func (s *Socket) leave() {
+	for i, h := range s.toStack {
+		if h != nil {
+			h.Leave()
+			s.toStack[i] = nil
+		}
+	}
 }
 
 // service runs the socket's pipe: the send ring into TCP, TCP into the
@@ -377,7 +431,7 @@ func (b *Bridge) service(m hw.Meter, s *Socket) {
 	if s.p.Conn() == nil {
 		// A connect the stack refused: nothing to serve but its close.
 		if s.p.Closed() {
-			s.done = true
+			b.finished(s)
 			delete(b.router.fds, s.fd)
 			b.stats.Closed++
 		}
@@ -397,7 +451,7 @@ func (b *Bridge) service(m hw.Meter, s *Socket) {
 		b.stats.Errors++
 	}
 	if finished {
-		s.done = true
+		b.finished(s)
 		delete(b.socks, s.p.Conn())
 		delete(b.router.fds, s.fd)
 		b.stats.Closed++
@@ -434,7 +488,12 @@ func (b *Bridge) post(m hw.Meter, s *Socket) {
 		return
 	}
 	s.pending = true
-	b.requests = append(b.requests, s)
+	b.seq++
+	s.seq = b.seq
+	if b.hand == nil {
+		s.queued = true
+		b.ready = append(b.ready, s)
+	}
 	s.calls.Post(m.Now())
 	m.Charge(CostRingOp, 1) // the request's enqueue
 	b.bell(m.Now())

@@ -35,6 +35,18 @@ func (r *handoffs) Handoff(ring *sockring.Ring, tail uint64, at time.Duration) {
 
 func (r *handoffs) CatchUp(ring *sockring.Ring, now time.Duration) { r.h.CatchUp(ring, now) }
 
+// notingHandoffs are the rig's hand-offs of a bridge, those to the
+// application noting each producer's clock.
+type notingHandoffs struct {
+	*simhost.BridgeHandoffs
+	eng *sim.Engine
+	at  *[]time.Duration
+}
+
+func (n notingHandoffs) ToApp(wake func(time.Duration)) sockring.Handoff {
+	return &handoffs{h: simhost.NewHandoff(n.eng, wake), at: n.at}
+}
+
 // modeNode is a host whose instance runs in a given mode, on 1024-entry
 // rings with IPv4 and TCP checksums offloaded.
 func modeNode(eng *sim.Engine, id uint16, name, addr string, mode lstack.Mode) (*lstack.Instance, *sim.Core, *nic.Port) {
@@ -276,9 +288,7 @@ var _ = Describe("application threads off the stack's lcore (the asymmetric mode
 		simhost.BindBridge(eng, score, b)
 		// The rig's hand-offs, noting the producer's clock of each.
 		var ats []time.Duration
-		b.SetHandoffs(func(wake func(time.Duration)) sockring.Handoff {
-			return &handoffs{h: simhost.NewHandoff(eng, wake), at: &ats}
-		})
+		b.SetHandoffs(notingHandoffs{BridgeHandoffs: simhost.NewBridgeHandoffs(eng), eng: eng, at: &ats})
 		var sock *lstack.Socket
 		Expect(b.Listen(3306, 4, func(_ int, s *lstack.Socket) { sock = s })).To(Succeed())
 		ccore.Attach(&pinger{in: cin, msg: bytes.Repeat([]byte("q"), 200), left: 1})

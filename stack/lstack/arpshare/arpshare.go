@@ -68,6 +68,11 @@ type member struct {
 	// over (no mbuf, a frame too long for the copy, a full ring), never
 	// reset.
 	dropped atomic.Uint64
+	// waiting counts the copies in the member's rings (added after an
+	// enqueue, taken after a drain), so that the member's every turn
+	// looks at one word instead of every peer's ring: ARP is a few
+	// frames a second, and Drain runs on every poll of every instance.
+	waiting atomic.Int64
 }
 
 // New makes a group of members, in queue order. Every member needs a
@@ -134,6 +139,7 @@ func (g *Group) Share(from int, now time.Duration, m *hw.Mbuf) int {
 			p.dropped.Add(1)
 			continue
 		}
+		p.waiting.Add(1)
 		shared++
 		if p.Wake != nil {
 			p.Wake(now)
@@ -151,6 +157,9 @@ func (g *Group) Drain(to int, handle func(*hw.Mbuf)) int {
 		return 0
 	}
 	p := g.members[to]
+	if p.waiting.Load() <= 0 {
+		return 0
+	}
 	total := 0
 	for _, r := range p.in {
 		if r == nil {
@@ -169,6 +178,7 @@ func (g *Group) Drain(to int, handle func(*hw.Mbuf)) int {
 			}
 		}
 	}
+	p.waiting.Add(int64(-total))
 	return total
 }
 
