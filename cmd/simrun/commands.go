@@ -24,15 +24,16 @@ import (
 )
 
 // loadScenario reads a file, or a bundled scenario by name when no such
-// file exists. allow are the --allow-path folders the scenario may read
-// files from besides its own.
+// file exists. A folder of that name (a run's --out folder is often
+// named after its scenario) does not hide the bundled one. allow are the
+// --allow-path folders the scenario may read files from besides its own.
 func loadScenario(ref string, allow ...string) (*scenario.Scenario, error) {
 	opts := scenario.Options{AllowPaths: allow}
-	if _, err := os.Stat(ref); err == nil {
+	data, bundledErr := scenarios.Read(ref)
+	if fi, err := os.Stat(ref); err == nil && (!fi.IsDir() || bundledErr != nil) {
 		return scenario.LoadWith(ref, opts)
 	}
-	data, err := scenarios.Read(ref)
-	if err != nil {
+	if bundledErr != nil {
 		return nil, fmt.Errorf("%s: no such file, and no bundled scenario of that name (simrun list shows them)", ref)
 	}
 	return scenario.ParseWith("scenarios/"+filepath.Base(ref)+map[bool]string{true: "", false: ".yaml"}[filepath.Ext(ref) == ".yaml"], data, opts)

@@ -196,6 +196,18 @@ var _ = Describe("simrun run", func() {
 		Expect(code).To(Equal(2))
 		Expect(errOut).To(ContainSubstring("no such file, and no bundled scenario"))
 	})
+
+	It("runs a bundled scenario by name from a folder that holds an --out folder of that name", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.Mkdir(filepath.Join(dir, "quickstart"), 0o755)).To(Succeed())
+		wd, err := os.Getwd()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.Chdir(dir)).To(Succeed())
+		DeferCleanup(os.Chdir, wd)
+		code, out, errOut := simrun("run", "quickstart", "--figures", "pktgen.tx_pps")
+		Expect(code).To(Equal(0), errOut)
+		Expect(out).To(ContainSubstring("scenario quickstart (seed 42"))
+	})
 })
 
 var _ = Describe("the bundled scenarios", func() {
