@@ -57,17 +57,7 @@ var _ = Describe("simrun check-model", func() {
 		AddReportEntry("check-model --quick", stdout)
 		md, err := os.ReadFile(out)
 		Expect(err).NotTo(HaveOccurred())
-		rows := map[string][]string{}
-		for _, l := range strings.Split(string(md), "\n") {
-			if !strings.HasPrefix(l, "| redis |") {
-				continue
-			}
-			cells := strings.Split(strings.Trim(l, "|"), "|")
-			for i := range cells {
-				cells[i] = strings.TrimSpace(cells[i])
-			}
-			rows[cells[1]+" "+cells[2]+" "+cells[3]] = cells
-		}
+		rows := tableRows(string(md), "redis")
 		for _, n := range []string{"1", "10"} {
 			for _, cmd := range []string{"SET", "GET"} {
 				for _, f := range checkmodel.Figures() {
@@ -107,17 +97,7 @@ var _ = Describe("simrun check-model", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(md)).To(ContainSubstring("nginx version: nginx/"))
 		Expect(string(md)).NotTo(ContainSubstring("| redis |"))
-		rows := map[string][]string{}
-		for _, l := range strings.Split(string(md), "\n") {
-			if !strings.HasPrefix(l, "| nginx |") {
-				continue
-			}
-			cells := strings.Split(strings.Trim(l, "|"), "|")
-			for i := range cells {
-				cells[i] = strings.TrimSpace(cells[i])
-			}
-			rows[cells[1]+" "+cells[2]+" "+cells[3]] = cells
-		}
+		rows := tableRows(string(md), "nginx")
 		for _, n := range []string{"1", "10"} {
 			for _, f := range checkmodel.Figures() {
 				key := "GET " + n + " " + string(f)
@@ -140,3 +120,20 @@ var _ = Describe("simrun check-model", func() {
 		Expect(string(ns)).NotTo(ContainSubstring("scm"))
 	})
 })
+
+// tableRows reads check-model's Markdown table: the rows of one server,
+// by "COMMAND CLIENTS FIGURE", each as its trimmed cells.
+func tableRows(md, server string) map[string][]string {
+	rows := map[string][]string{}
+	for _, l := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(l, "| "+server+" |") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		rows[cells[1]+" "+cells[2]+" "+cells[3]] = cells
+	}
+	return rows
+}

@@ -83,12 +83,18 @@ func Scenario(c SimConfig) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("system %q: expected %s, %s or %s", c.System, SystemRedis, SystemSavanna, SystemNginx)
 	}
-	t, err := template.New("template.yaml").Option("missingkey=error").Parse(templateText)
+	return renderTemplate("template.yaml", templateText, p)
+}
+
+// renderTemplate fills a twin's scenario template; a key the template
+// names that data lacks is an error, not an empty value.
+func renderTemplate(name, text string, data any) ([]byte, error) {
+	t, err := template.New(name).Option("missingkey=error").Parse(text)
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
-	if err := t.Execute(&b, p); err != nil {
+	if err := t.Execute(&b, data); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

@@ -1,10 +1,8 @@
 package checkmodel
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
-	"text/template"
 	"time"
 
 	"github.com/savanna-sim/savanna/rig/report"
@@ -37,15 +35,7 @@ type httpParams struct {
 func httpScenario(c SimConfig, costFile string) ([]byte, error) {
 	p := httpParams{Clients: c.Clients, PageBytes: NginxPageBytes, Duration: httpSimWindow.String(),
 		Warmup: httpSimWarmup.String(), CostFile: costFile}
-	t, err := template.New("template_http.yaml").Option("missingkey=error").Parse(httpTemplateText)
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if err := t.Execute(&b, p); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return renderTemplate("template_http.yaml", httpTemplateText, p)
 }
 
 // simHTTPPoint reads the nginx twin's figures: wrk's throughput and
