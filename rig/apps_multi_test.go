@@ -69,3 +69,49 @@ var _ = Describe("several apps on one host", func() {
 		Expect(figure(t, "redis_benchmark.errors") + figure(t, "wrk.socket_errors")).To(BeZero())
 	})
 })
+
+// twoGenerators is a client host running two redis-benchmarks against
+// one server port: the host hands out each local port once, so their
+// connections' 4-tuples differ.
+const twoGenerators = `
+version: 1
+name: two-generators
+seed: 3
+duration: 40ms
+warmup: 0s
+hosts:
+  server:
+    machine: xeon-e5-2650v2-2p
+    nics:
+      - {name: eth0, model: x710-10g, numa_node: 0, ip: 10.0.0.1/24,
+         rx_offloads: [ipv4_cksum, tcp_cksum], tx_offloads: [ipv4_cksum, tcp_cksum]}
+    stack: {kind: lstack, cores: [2]}
+    apps:
+      - {kind: redis-server, port: 6379}
+  client:
+    machine: xeon-e5-2650v2-2p
+    nics:
+      - {name: eth0, model: x710-10g, numa_node: 0, ip: 10.0.0.2/24,
+         rx_offloads: [ipv4_cksum, tcp_cksum], tx_offloads: [ipv4_cksum, tcp_cksum]}
+    stack: {kind: lstack, cores: [2], neighbors: warm}
+    apps:
+      - {kind: redis-benchmark, target: "10.0.0.1:6379", clients: 30, requests: 1000000, commands: [GET]}
+      - {name: second, kind: redis-benchmark, target: "10.0.0.1:6379", clients: 30, requests: 1000000, commands: [GET]}
+links:
+  - ends: [server.eth0, client.eth0]
+    latency: 10us
+variants:
+  default: {}
+`
+
+var _ = Describe("two load generators on one host", func() {
+	It("connects every client of both to one server port, none failing on a port the other took", func() {
+		t := runScenario(fromText("two-generators.yaml", twoGenerators)).Figures["default"]
+		for _, g := range []string{"redis_benchmark", "second"} {
+			Expect(figure(t, g+".connected")).To(Equal(30.0), g)
+			Expect(figure(t, g+".connect_failures")).To(BeZero(), g)
+			Expect(figure(t, g+".requests")).To(BeNumerically(">", 100), g)
+		}
+		Expect(figure(t, "redis_server.epoll.accepted")).To(Equal(60.0))
+	})
+})

@@ -48,6 +48,26 @@ type port struct {
 	pools []*nic.Mempool
 	// users are the queues handed out so far.
 	users int
+	// nextLocal is each queue's cursor of local ports for the
+	// connections the host's apps open (rssPorts), shared by every app
+	// on the port, as a host's kernel or stack hands out ephemeral ports
+	// once: two generators on one host must not pick the same 4-tuple.
+	// Key -1 is the single-queue port's.
+	nextLocal map[int]*uint16
+}
+
+// localCursor is queue q's cursor of local ports, from 20000.
+func (p *port) localCursor(q int) *uint16 {
+	if p.nextLocal == nil {
+		p.nextLocal = map[int]*uint16{}
+	}
+	c := p.nextLocal[q]
+	if c == nil {
+		c = new(uint16)
+		*c = 20000
+		p.nextLocal[q] = c
+	}
+	return c
 }
 
 // buildHost makes a host's machine, memory, cost model and NICs.

@@ -165,22 +165,24 @@ func (w *world) target(key, target string, usualPort int) (tcp.Addr, error) {
 // port's RSS steers to queue q, as user-space stacks choose source ports
 // for connections they open (each instance sees only its own queue). A
 // single-queue port takes any port. The local address is the port's own
-// of remote's family.
+// of remote's family. The cursor is the port's (port.localCursor), so
+// the apps of one host never pick one port twice.
 func rssPorts(p *port, remote tcp.Addr, q int) func(int) uint16 {
-	next := uint16(20000)
 	reta := p.dev.RETA()
 	if len(reta) == 0 || len(p.pools) < 2 {
-		return func(int) uint16 { next++; return next - 1 }
+		next := p.localCursor(-1)
+		return func(int) uint16 { *next++; return *next - 1 }
 	}
+	next := p.localCursor(q)
 	t := rss.NewTable(p.dev.RSSKey())
 	local := p.ip.Addr()
 	if remote.IP.Is6() {
 		return func(int) uint16 {
-			return rss.PortForQueue6(t, reta, q, remote.IP.As16(), local.As16(), remote.Port, &next, 20000, 65534)
+			return rss.PortForQueue6(t, reta, q, remote.IP.As16(), local.As16(), remote.Port, next, 20000, 65534)
 		}
 	}
 	return func(int) uint16 {
-		return rss.PortForQueue(t, reta, q, remote.IP.As4(), local.As4(), remote.Port, &next, 20000, 65534)
+		return rss.PortForQueue(t, reta, q, remote.IP.As4(), local.As4(), remote.Port, next, 20000, 65534)
 	}
 }
 
