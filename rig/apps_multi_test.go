@@ -114,4 +114,15 @@ var _ = Describe("two load generators on one host", func() {
 		}
 		Expect(figure(t, "redis_server.epoll.accepted")).To(Equal(60.0))
 	})
+
+	It("serves both when each is a thread on a CPU of its own, bridged to the one stack core", func() {
+		threads := strings.Replace(twoGenerators, "commands: [GET]}", "commands: [GET], cores: [4]}", 1)
+		threads = strings.Replace(threads, "commands: [GET]}", "commands: [GET], cores: [5]}", 1)
+		Expect(threads).To(ContainSubstring("cores: [5]"))
+		t := runScenario(fromText("two-thread-generators.yaml", threads)).Figures["default"]
+		for _, g := range []string{"redis_benchmark", "second"} {
+			Expect(figure(t, g+".connected")).To(Equal(30.0), g)
+			Expect(figure(t, g+".requests")).To(BeNumerically(">", 100), g)
+		}
+	})
 })

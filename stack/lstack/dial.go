@@ -73,6 +73,7 @@ func (b *Bridge) dialNow(m hw.Meter, s *Socket) {
 	}
 	s.p.Attach(c, false)
 	b.socks[c] = s
+	b.set.Add(c, nil)
 }
 
 // checkDialed reports a dialing socket's completed handshake to its

@@ -214,9 +214,14 @@ type Bridge struct {
 	ready, spare []*Socket
 	seq          uint64
 	onAccept     func(fd int, s *Socket)
-	events       []tcp.Event
-	svc          sockring.ServiceStats
-	stats        BridgeStats
+	// set is the bridge's own ready list: several bridges on one
+	// instance (two generator threads on one stack core) each see the
+	// events of their own sockets, where the stack's one ready list
+	// went to whichever bridge polled first.
+	set    tcp.EventSet
+	events []tcp.Event
+	svc    sockring.ServiceStats
+	stats  BridgeStats
 	// m is the stack thread's meter while Poll runs, for the pipes'
 	// wake-ups and clock.
 	m     hw.Meter
@@ -258,6 +263,7 @@ func (b *Bridge) Listen(port uint16, backlog int, onAccept func(fd int, s *Socke
 	if err != nil {
 		return fmt.Errorf("lstack: bridge listen on port %d: %w", port, err)
 	}
+	b.set.AddListener(ln, nil)
 	b.ln, b.onAccept = ln, onAccept
 	return nil
 }
@@ -286,7 +292,7 @@ func (b *Bridge) Open() int { return len(b.socks) }
 func (b *Bridge) Poll(m hw.Meter) (bool, time.Duration) {
 	b.m = m
 	worked := b.serveRequests(m)
-	b.events = b.in.TCP().Events(b.events[:0])
+	b.events = b.set.Events(b.events[:0])
 	for _, ev := range b.events {
 		worked = true
 		switch {
@@ -328,6 +334,7 @@ func (b *Bridge) accept(m hw.Meter) {
 		b.initSocket(s)
 		s.p.Attach(c, false)
 		b.socks[c] = s
+		b.set.Add(c, nil)
 		fd := b.router.bind(s)
 		b.stats.Accepted++
 		if b.onAccept != nil {
