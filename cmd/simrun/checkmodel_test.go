@@ -58,19 +58,8 @@ var _ = Describe("simrun check-model", func() {
 		md, err := os.ReadFile(out)
 		Expect(err).NotTo(HaveOccurred())
 		rows := tableRows(string(md), "redis")
-		for _, n := range []string{"1", "10"} {
-			for _, cmd := range []string{"SET", "GET"} {
-				for _, f := range checkmodel.Figures() {
-					key := cmd + " " + n + " " + string(f)
-					cells, ok := rows[key]
-					Expect(ok).To(BeTrue(), "no row %s in:\n%s", key, md)
-					for _, v := range cells[4:6] {
-						x, err := strconv.ParseFloat(v, 64)
-						Expect(err).NotTo(HaveOccurred(), "%s: %q", key, v)
-						Expect(x > 0 && !math.IsInf(x, 0)).To(BeTrue(), "%s: %v", key, x)
-					}
-				}
-			}
+		for _, cmd := range []string{"SET", "GET"} {
+			expectFigures(rows, cmd, md)
 		}
 		Expect(rows).To(HaveLen(2 * 2 * len(checkmodel.Figures())))
 		// Nothing it made is left behind.
@@ -98,18 +87,7 @@ var _ = Describe("simrun check-model", func() {
 		Expect(string(md)).To(ContainSubstring("nginx version: nginx/"))
 		Expect(string(md)).NotTo(ContainSubstring("| redis |"))
 		rows := tableRows(string(md), "nginx")
-		for _, n := range []string{"1", "10"} {
-			for _, f := range checkmodel.Figures() {
-				key := "GET " + n + " " + string(f)
-				cells, ok := rows[key]
-				Expect(ok).To(BeTrue(), "no row %s in:\n%s", key, md)
-				for _, v := range cells[4:6] {
-					x, err := strconv.ParseFloat(v, 64)
-					Expect(err).NotTo(HaveOccurred(), "%s: %q", key, v)
-					Expect(x > 0 && !math.IsInf(x, 0)).To(BeTrue(), "%s: %v", key, x)
-				}
-			}
-		}
+		expectFigures(rows, "GET", md)
 		Expect(rows).To(HaveLen(2 * len(checkmodel.Figures())))
 		// wrk saw no error: nginx kept every connection alive.
 		Expect(string(md)).NotTo(ContainSubstring("wrk counted"))
@@ -120,6 +98,24 @@ var _ = Describe("simrun check-model", func() {
 		Expect(string(ns)).NotTo(ContainSubstring("scm"))
 	})
 })
+
+// expectFigures checks that the --quick points (1 and 10 clients) of
+// cmd have every figure, real and simulated, as a positive finite number.
+func expectFigures(rows map[string][]string, cmd string, md []byte) {
+	GinkgoHelper()
+	for _, n := range []string{"1", "10"} {
+		for _, f := range checkmodel.Figures() {
+			key := cmd + " " + n + " " + string(f)
+			cells, ok := rows[key]
+			Expect(ok).To(BeTrue(), "no row %s in:\n%s", key, md)
+			for _, v := range cells[4:6] {
+				x, err := strconv.ParseFloat(v, 64)
+				Expect(err).NotTo(HaveOccurred(), "%s: %q", key, v)
+				Expect(x > 0 && !math.IsInf(x, 0)).To(BeTrue(), "%s: %v", key, x)
+			}
+		}
+	}
+}
 
 // tableRows reads check-model's Markdown table: the rows of one server,
 // by "COMMAND CLIENTS FIGURE", each as its trimmed cells.
