@@ -483,7 +483,7 @@ var _ = Describe("a daemonized nginx with reuseport on simrun serve --preload", 
 		requests, non2xx, sockErrs := wrkErrors(wrk.Output())
 		Expect(requests).To(BeNumerically(">", 100), wrk.Output())
 		Expect(non2xx).To(BeZero(), "Non-2xx or 3xx responses")
-		Expect(sockErrs).To(BeZero(), "wrk's socket errors (connect, read, write, timeout):\n%s", wrk.Output())
+		Expect(sockErrs).To(BeZero(), "wrk's socket errors (connect, read, write, timeout):\n%s\nnginx's error.log:\n%s", wrk.Output(), errLog())
 		Expect(errLog()).To(ContainSubstring("reconfiguring"))
 		Expect(errLog()).To(ContainSubstring("gracefully shutting down"), "the old workers drained")
 

@@ -28,6 +28,11 @@ type Config struct {
 	// MaxSocketRecords bounds the closed sockets' statistics kept per
 	// process (0: 4096); the rest are counted in SocketRecordsDropped.
 	MaxSocketRecords int
+
+	// writerIdle, when set, is called by a connection's writer after a
+	// turn that found nothing to send, before it looks at whether the
+	// app closed: specs land a write and a close in that window.
+	writerIdle func(slot int)
 }
 
 // Server is the stack process's side: a Unix socket that preloaded

@@ -69,6 +69,11 @@ func (k *sock) sideWriter(c *gonet.Conn) {
 			k.sh.Load().wdone(k)
 		}
 		if closing() {
+			// As the writer's close: bytes written just before the close
+			// may have landed after this turn's sendOwn.
+			if k.tx.Len() > 0 && !failed {
+				continue
+			}
 			// The holder closed while waiting for its turn (detached):
 			// what it wrote is sent, the connection stays with the others.
 			close(done)

@@ -396,7 +396,17 @@ func (k *sock) writer(c *gonet.Conn) {
 				sh.wdone(k) // the forked children's copies too
 			}
 		}
+		if h := k.p.s.cfg.writerIdle; h != nil {
+			h(k.slot)
+		}
 		if closing() {
+			// The app's last write may have landed after this turn's
+			// Readable and before its close: the ring is final once
+			// closing shows (a closed descriptor writes no more), so
+			// send what it holds before the FIN.
+			if k.tx.Len() > 0 && !failed {
+				continue
+			}
 			break
 		}
 		wait.Store(1)
