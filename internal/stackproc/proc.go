@@ -325,6 +325,9 @@ func (p *proc) initSock(i int) *sock {
 
 // freeSock gives slot k back once both sides are done with it.
 func (p *proc) freeSock(k *sock) {
+	if sh := k.sh.Load(); sh != nil {
+		sh.forget(k) // before p.mu: flushSides takes sh.mu, then p.mu
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.socks[k.slot] != k {

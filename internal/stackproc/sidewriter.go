@@ -1,6 +1,10 @@
 package stackproc
 
-import "github.com/savanna-sim/savanna/stack/gonet"
+import (
+	"slices"
+
+	"github.com/savanna-sim/savanna/stack/gonet"
+)
 
 // A side writer serves the send ring of a shared connection's holder
 // that is not the active one (a forked child writing on the connection
@@ -148,11 +152,6 @@ func (k *sock) flushSides(c *gonet.Conn) error {
 		return nil
 	}
 	var buf []byte
-	type taken struct {
-		h *sock
-		n int
-	}
-	var from []taken
 	take := func(h *sock) {
 		if h == k || h.sideDone == nil {
 			return
@@ -165,9 +164,16 @@ func (k *sock) flushSides(c *gonet.Conn) error {
 			n += len(b)
 		}
 		h.txMu.Unlock()
-		if n > 0 {
-			from = append(from, taken{h, n})
+		if n == 0 {
+			return
 		}
+		// Counted and told while h is still listed: once sh.mu is let
+		// go, h's process may leave and unmap its memfd (freeSock takes
+		// h off the lists first, under sh.mu).
+		h.p.mu.Lock()
+		h.st.TxBytes += uint64(n)
+		h.p.mu.Unlock()
+		h.p.notify(h.slot)
 	}
 	sh.mu.Lock()
 	for _, h := range sh.others {
@@ -181,12 +187,6 @@ func (k *sock) flushSides(c *gonet.Conn) error {
 		return nil
 	}
 	_, err := c.Write(buf)
-	for _, t := range from {
-		t.h.p.mu.Lock()
-		t.h.st.TxBytes += uint64(t.n)
-		t.h.p.mu.Unlock()
-		t.h.p.notify(t.h.slot)
-	}
 	return err
 }
 
@@ -195,10 +195,20 @@ func (k *sock) flushSides(c *gonet.Conn) error {
 func (sh *shared) left(k *sock) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	for i, o := range sh.leavers {
-		if o == k {
-			sh.leavers = append(sh.leavers[:i], sh.leavers[i+1:]...)
-			return
-		}
+	sh.leavers = slices.DeleteFunc(sh.leavers, func(o *sock) bool { return o == k })
+}
+
+// forget takes k off every list of holders as its slot is freed, however
+// it got there: the other holders' writers read the listed holders'
+// rings, which k's process unmaps once its slots are free. A connection
+// nobody holds any more closes, as at detach.
+func (sh *shared) forget(k *sock) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.others = slices.DeleteFunc(sh.others, func(o *sock) bool { return o == k })
+	sh.leavers = slices.DeleteFunc(sh.leavers, func(o *sock) bool { return o == k })
+	if sh.active == nil && len(sh.others) == 0 && len(sh.leavers) == 0 && sh.pending == 0 && !sh.closed {
+		sh.closed = true
+		go func() { _ = sh.c.Close() }()
 	}
 }
