@@ -3,6 +3,7 @@ package rig
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -11,6 +12,7 @@ import (
 	"github.com/savanna-sim/savanna/apps/redis"
 	"github.com/savanna-sim/savanna/internal/simhost"
 	"github.com/savanna-sim/savanna/rig/report"
+	"github.com/savanna-sim/savanna/sim"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
@@ -209,15 +211,21 @@ type redisBenchSpec struct {
 	AppCommon         `yaml:",inline"`
 	redis.BenchConfig `yaml:",inline"`
 	ClientApp         `yaml:",inline"`
-	// Cores, when given, is the one CPU redis-benchmark's thread runs
-	// on, off the stack's cores: its connections cross to every stack
-	// instance of the host (system calls on a kernel stack, whose cores
-	// take the NIC's interrupts), as a Linux client's thread does when
-	// irqbalance puts the NIC's queues' interrupts on other CPUs.
-	// Absent, the thread is an event loop on the host's first stack
-	// core.
+	// Cores, when given, are the CPUs redis-benchmark's threads run on,
+	// one each (thread i on Cores[i], as many as threads:), off the
+	// stack's cores: their connections cross to every stack instance of
+	// the host (system calls on a kernel stack, whose cores take the
+	// NIC's interrupts), as a Linux client's threads do when irqbalance
+	// puts the NIC's queues' interrupts on other CPUs. Absent, thread i
+	// is an event loop on the host's stack core i (its connections that
+	// instance's).
 	Cores []int `yaml:"cores"`
 }
+
+// Validate leaves the checks to buildRedisBenchmark, which locates each
+// of redis.BenchConfig's errors at its own key (benchConfigError) where
+// stackAppSetup would name only the app's.
+func (s *redisBenchSpec) Validate() error { return nil }
 
 // redisBenchRunner drives a redis-benchmark; end is the run's end, the
 // end of its active phase while it has not finished.
@@ -245,12 +253,28 @@ func (r redisBenchRunner) Active() (start, end time.Duration, ok bool) {
 	return start, end, ok
 }
 
+// Figures are redis-benchmark's: the totals, one set per test and, with
+// several threads only (a one-thread report keeps its keys), threads,
+// each test's stop_wait_ms and each thread's share (thread.N).
 func (r redisBenchRunner) Figures(now time.Duration) any {
 	s := r.b.Stats(now)
 	t := report.Tree{}
 	t.AddStruct("", s)
 	for name, c := range s.Commands {
 		t.AddStruct(name, c)
+	}
+	if len(s.Threads) > 1 {
+		t.Set("threads", float64(len(s.Threads)))
+		for name, c := range s.Commands {
+			t.Set(name+".stop_wait_ms", c.StopWaitMS)
+		}
+		for i, ts := range s.Threads {
+			k := "thread." + strconv.Itoa(i)
+			t.AddStruct(k, ts)
+			for name, n := range ts.Commands {
+				t.Set(k+"."+name+".requests", float64(n))
+			}
+		}
 	}
 	return t
 }
@@ -261,38 +285,68 @@ func buildRedisBenchmark(w *world, h *host, key string, node *yaml.Node) (string
 	if err != nil {
 		return "", nil, err
 	}
+	if err := spec.BenchConfig.Validate(); err != nil {
+		return "", nil, benchConfigError(w, key, err)
+	}
 	if len(spec.Cores) > 0 {
 		return buildRedisBenchThread(w, h, hs, key, spec, remote)
 	}
-	in := hs.instances[0]
-	ports := rssPorts(hs.port, remote, 0)
-	b, err := redis.NewBenchmark(spec.BenchConfig, in, remote, ports)
+	n := spec.ThreadCount()
+	if n > len(hs.instances) {
+		return "", nil, w.v.Errorf(key+".threads", "%d threads but the host's stack has %d cores: without cores:, thread i runs on stack core i; give the threads CPUs of their own with cores:", n, len(hs.instances))
+	}
+	nets := make([]redis.LcoreNet, n)
+	for i := range nets {
+		lcore := h.cores[hs.cores[i]]
+		nets[i] = redis.LcoreNet{Instance: hs.instances[i], Port: rssPorts(hs.port, remote, i), Wake: lcore.Wake}
+	}
+	b, err := redis.NewLcoreBenchmark(spec.BenchConfig, nets, remote)
 	if err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
-	w.attach(h.cores[hs.cores[0]], b)
+	for i, th := range b.Threads() {
+		w.attach(h.cores[hs.cores[i]], th)
+	}
 	return spec.Name, redisBenchRunner{b: b, end: w.v.File.Span()}, nil
 }
 
-// buildRedisBenchThread runs redis-benchmark's thread on the CPU its
-// cores: names, its connections spread over the host's stack instances
-// (client i on instance i mod N, from a local port whose replies RSS
-// steers to that instance's queue), each crossing a bridge on its
-// instance's core, as redis-server's thread's do.
+// benchConfigError locates an error of redis.BenchConfig.Validate, which
+// begins with the key it is about ("threads: ..."), at that key.
+func benchConfigError(w *world, key string, err error) error {
+	sub, msg, ok := strings.Cut(err.Error(), ": ")
+	if !ok || strings.ContainsAny(sub, " \"") {
+		return w.v.Errorf(key, "%v", err)
+	}
+	return w.v.Errorf(key+"."+sub, "%s", msg)
+}
+
+// buildRedisBenchThread runs redis-benchmark's threads on the CPUs its
+// cores: names, one each, their connections spread over the host's
+// stack instances (a thread's j-th client on instance j mod N, from a
+// local port whose replies RSS steers to that instance's queue), each
+// crossing a bridge on its instance's core, as redis-server's thread's
+// do; the threads, one process, share the bridges.
 func buildRedisBenchThread(w *world, h *host, hs *hostStack, key string, spec redisBenchSpec, remote tcp.Addr) (string, runner, error) {
-	if len(spec.Cores) != 1 {
-		return "", nil, w.v.Errorf(key+".cores", "%d CPUs for redis-benchmark's one thread: give one", len(spec.Cores))
+	n := spec.ThreadCount()
+	if len(spec.Cores) != n {
+		return "", nil, w.v.Errorf(key+".cores", "threads: %d but cores: lists %d CPUs; give one CPU per thread", n, len(spec.Cores))
 	}
-	ck := key + ".cores[0]"
-	cpu := spec.Cores[0]
-	if slices.Contains(hs.cores, cpu) {
-		return "", nil, w.v.Errorf(ck, "CPU %d is a stack core (an lstack lcore polls it; a kernel stack's takes the NIC's interrupts); redis-benchmark's thread needs another, or leave cores: out to run it on the stack's first core", cpu)
+	var cores []*sim.Core
+	for i, cpu := range spec.Cores {
+		ck := key + ".cores[" + strconv.Itoa(i) + "]"
+		if slices.Contains(hs.cores, cpu) {
+			return "", nil, w.v.Errorf(ck, "CPU %d is a stack core (an lstack lcore polls it; a kernel stack's takes the NIC's interrupts); redis-benchmark's threads need others, or leave cores: out to run them on the stack's cores", cpu)
+		}
+		if slices.Contains(spec.Cores[:i], cpu) {
+			return "", nil, w.v.Errorf(ck, "CPU %d is listed twice: each thread needs a CPU of its own", cpu)
+		}
+		core, err := h.core(w, cpu, false)
+		if err != nil {
+			return "", nil, w.v.Errorf(ck, "%v", err)
+		}
+		cores = append(cores, core)
 	}
-	core, err := h.core(w, cpu, false)
-	if err != nil {
-		return "", nil, w.v.Errorf(ck, "%v", err)
-	}
-	net := redis.ThreadNet{Wake: core.Wake}
+	var shared redis.ThreadNet
 	router := lstack.NewRouter(32)
 	for q, in := range hs.instances {
 		lcore := h.cores[hs.cores[q]]
@@ -301,13 +355,20 @@ func buildRedisBenchThread(w *world, h *host, hs *hostStack, key string, spec re
 			return "", nil, w.v.Errorf(key, "%v", err)
 		}
 		simhost.BindBridge(w.eng, lcore, br)
-		net.Bridges = append(net.Bridges, br)
-		net.Ports = append(net.Ports, rssPorts(hs.port, remote, q))
+		shared.Bridges = append(shared.Bridges, br)
+		shared.Ports = append(shared.Ports, rssPorts(hs.port, remote, q))
 	}
-	b, err := redis.NewThreadBenchmark(spec.BenchConfig, net, remote)
+	nets := make([]redis.ThreadNet, n)
+	for i, core := range cores {
+		nets[i] = shared
+		nets[i].Wake = core.Wake
+	}
+	b, err := redis.NewThreadsBenchmark(spec.BenchConfig, nets, remote)
 	if err != nil {
 		return "", nil, w.v.Errorf(key, "%v", err)
 	}
-	w.attach(core, b)
+	for i, th := range b.Threads() {
+		w.attach(cores[i], th)
+	}
 	return spec.Name, redisBenchRunner{b: b, end: w.v.File.Span()}, nil
 }

@@ -3,13 +3,10 @@ package redis
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/savanna-sim/savanna/apps/appcost"
 	"github.com/savanna-sim/savanna/apps/latency"
-	"github.com/savanna-sim/savanna/apps/resp"
 	"github.com/savanna-sim/savanna/hw"
 	"github.com/savanna-sim/savanna/stack/lstack"
 	"github.com/savanna-sim/savanna/stack/tcp"
@@ -19,7 +16,8 @@ import (
 type BenchConfig struct {
 	// Clients is the number of connections (-c), default 50.
 	Clients int `yaml:"clients"`
-	// Requests is the number of requests per command (-n), default 100000.
+	// Requests is the number of requests per command (-n), default
+	// 100000: the test's total, shared by every thread.
 	Requests int `yaml:"requests"`
 	// Commands are the tests run one after the other (-t), default
 	// PING, SET, GET.
@@ -29,11 +27,18 @@ type BenchConfig struct {
 	// Pipeline is the requests in flight per connection (-P), default 1.
 	Pipeline int `yaml:"pipeline"`
 	// Threads is the event-loop threads (--threads, since Redis 6.0),
-	// default 1: redis-benchmark's one ae loop serves every client
-	// (redis-benchmark.c), so one core pays all its work. Several
-	// threads are not modelled yet and are refused.
+	// default 1: one ae loop serves every client. With N threads
+	// (redis-benchmark.c createBenchmarkThread), client i is thread
+	// i mod N's (createMissingClients: liveclients % num_threads), so
+	// the first Clients mod N threads have one client more; every
+	// thread draws on the test's one request budget (requests_issued,
+	// requests_finished) and records into one latency histogram.
 	Threads int `yaml:"threads"`
 }
+
+// maxThreads is redis-benchmark's MAX_THREADS (redis-benchmark.c); the
+// real tool lowers a larger --threads to it, the model refuses it.
+const maxThreads = 500
 
 // Validate checks the configuration; errors name the key.
 func (c *BenchConfig) Validate() error {
@@ -46,8 +51,8 @@ func (c *BenchConfig) Validate() error {
 		return fmt.Errorf("data_size: %d is outside 0..1048576", c.DataSize)
 	case c.Pipeline < 0 || c.Pipeline > 1024:
 		return fmt.Errorf("pipeline: %d is outside 1..1024", c.Pipeline)
-	case c.Threads < 0 || c.Threads > 1:
-		return fmt.Errorf("threads: %d; only redis-benchmark's default, one thread, is modelled", c.Threads)
+	case c.Threads < 0 || c.Threads > maxThreads:
+		return fmt.Errorf("threads: %d is outside 1..%d (redis-benchmark's MAX_THREADS)", c.Threads, maxThreads)
 	}
 	for i, cmd := range c.Commands {
 		switch strings.ToUpper(cmd) {
@@ -66,6 +71,10 @@ func (c *BenchConfig) Validate() error {
 	return nil
 }
 
+// ThreadCount is the event-loop threads the configuration asks for (its
+// Threads, 1 when unset).
+func (c BenchConfig) ThreadCount() int { return max(c.Threads, 1) }
+
 func (c BenchConfig) withDefaults() BenchConfig {
 	if c.Clients == 0 {
 		c.Clients = 50
@@ -82,6 +91,7 @@ func (c BenchConfig) withDefaults() BenchConfig {
 	if c.Pipeline == 0 {
 		c.Pipeline = 1
 	}
+	c.Threads = c.ThreadCount()
 	cmds := make([]string, len(c.Commands)) // not the caller's slice
 	for i, cmd := range c.Commands {
 		cmds[i] = strings.ToUpper(cmd)
@@ -97,7 +107,11 @@ type CommandResult struct {
 	// Requests are the replies received to the test's requests.
 	Requests uint64 `json:"requests"`
 	// RPS is Requests over the test's time so far: from its first
-	// request to its last reply, or to now while it runs.
+	// request to its end (its last reply with one thread; with several,
+	// when the last thread's loop stopped: see StopWaitMS), or to now
+	// while it runs. redis-benchmark's throughput summary is
+	// requests_finished / totlatency, the time from the test's start to
+	// the join of its threads.
 	RPS   float64 `json:"rps"`
 	AvgMS float64 `json:"avg_ms"`
 	P50MS float64 `json:"p50_ms"`
@@ -107,6 +121,26 @@ type CommandResult struct {
 	Outstanding uint64 `json:"outstanding"`
 	// Finished says the test got all its replies in the window.
 	Finished bool `json:"finished"`
+	// StopWaitMS is, once the test finished, the time from its last
+	// reply to its end: with several threads, the threads other than
+	// the one that took the last reply stop only at their next
+	// throughput tick (see Benchmark), and the test's time counts it.
+	// Zero with one thread (the rig reports it only with several).
+	StopWaitMS float64 `json:"-"`
+}
+
+// ThreadStats are one event-loop thread's share of the work.
+type ThreadStats struct {
+	// Clients are the thread's connections (client i is thread
+	// i mod N's); Connected those connected now.
+	Clients   int `json:"clients"`
+	Connected int `json:"connected"`
+	// Requests are the replies the thread received in the window, as
+	// BenchStats.Requests counts them; the threads' sum is that total.
+	Requests uint64 `json:"requests"`
+	// Commands are the replies it received to each test's requests;
+	// the threads' sum is the test's CommandResult.Requests.
+	Commands map[string]uint64 `json:"-"`
 }
 
 // BenchStats are the generator's figures: one result per command, and
@@ -125,35 +159,38 @@ type BenchStats struct {
 	// Connected is the clients connected now.
 	Connected int  `json:"connected"`
 	Finished  bool `json:"finished"`
+	// Threads are each event-loop thread's figures, thread i at i.
+	Threads []ThreadStats `json:"-"`
 }
 
-// Benchmark is a redis-benchmark: its one ae thread as an event loop on
-// a stack instance's lcore (NewBenchmark) or on a core of its own
-// (NewThreadBenchmark).
+// Benchmark is a redis-benchmark: the state its threads share (the
+// running test, its request budget, its one latency record) and its ae
+// event loops (BenchThread), each on a stack instance's lcore
+// (NewLcoreBenchmark) or on a core of its own (NewThreadsBenchmark).
+//
+// With several threads, a test is redis-benchmark.c's benchmark(): the
+// threads start together and the test ends when the last of them is
+// joined. The thread that receives the test's last reply stops its loop
+// at once (clientDone, then freeClient's aeStop); the others, whose
+// clients have no request left to send, stop at their next throughput
+// tick (showThroughput, a time event every SHOW_THROUGHPUT_INTERVAL,
+// 250 ms, from the thread's start, which stops the loop once
+// requests_finished reaches -n). The test's time, and so its
+// throughput, runs to that tick. While they wait the real threads spin
+// (their clients' writable events fire and writeHandler returns at
+// once); the model's sleep until the tick, so that spin's CPU is not
+// charged.
 type Benchmark struct {
-	cfg BenchConfig
-	net benchNet
-
-	clients []*benchClient
-	dead    int // clients failed this turn, still in clients
-	events  []benchEvent
-	// armed are the clients whose requests wait for the next turn's
-	// writable event (send), and writing those taken this turn.
-	armed, writing []*benchClient
-	value          []byte
-
-	// opened counts connections started; connecting those not yet
-	// established.
-	opened, connecting int
+	cfg   BenchConfig
+	loops []*BenchThread
+	value []byte
 
 	// epoch numbers the measured windows: ResetStats starts a new one,
 	// and replies to requests of an older one count only in the totals.
 	epoch uint32
-	// restart asks the next Poll to start the tests again (ResetStats
-	// has no meter to send with).
-	restart bool
 	// phase is the test running; sent and done count its requests sent
-	// and answered in this epoch.
+	// and answered in this epoch, over every thread
+	// (requests_issued, requests_finished).
 	phase      int
 	sent, done int
 	cmds       []commandState
@@ -162,7 +199,10 @@ type Benchmark struct {
 	inFlight   int    // every request sent and not answered
 	errors     uint64
 	connFails  uint64
-	started    bool
+	// draining says the running test got its last reply and waits for
+	// its threads to stop; stopped counts those that did.
+	draining bool
+	stopped  int
 }
 
 // commandState is one test's progress in the current epoch.
@@ -170,75 +210,108 @@ type commandState struct {
 	lat         *latency.Recorder
 	done        uint64
 	outstanding int
-	start, end  time.Duration
-	running     bool
-	finished    bool
+	// start is the test's first request, end its end (the last
+	// thread's stop), lastReply its last reply.
+	start, end, lastReply time.Duration
+	running               bool
+	finished              bool
 }
 
-type benchClient struct {
-	// c is the connection of a generator on the stack's lcore, s the
-	// socket of one on a thread of its own.
-	c      *tcp.Conn
-	s      *lstack.Socket
-	open   bool
-	closed bool
-	armed  bool // on Benchmark.armed: requests built, not yet written
-	// inflight are the requests sent and not answered, oldest first,
-	// from head on.
-	inflight []request
-	head     int
-	rbuf     []byte
-	wbuf     []byte
+// throughputTick is redis-benchmark's SHOW_THROUGHPUT_INTERVAL
+// (redis-benchmark.c): a thread's loop checks every 250 ms whether the
+// test is done.
+const throughputTick = 250 * time.Millisecond
+
+// LcoreNet is one event-loop thread on a stack instance's lcore: its
+// connections are the instance's, client j of the thread (its j-th)
+// from local port Port(j) (0 or nil: the stack chooses), and Wake is the
+// lcore's doorbell (needed with several threads, for one thread to start
+// a test on the others).
+type LcoreNet struct {
+	Instance *lstack.Instance
+	Port     func(i int) uint16
+	Wake     func(at time.Duration)
 }
 
-// request is one request in flight.
-type request struct {
-	at    time.Duration
-	cmd   int
-	epoch uint32
-	// unsent: built and waiting for the writable event; at is then
-	// set when it is written.
-	unsent bool
-}
-
-// NewBenchmark returns a generator on in against remote. port gives the
-// local port of connection i (0: let the stack choose); the wiring uses it
-// to pick ports whose replies RSS steers back to this instance's queue.
-// Its connections report to an event set of its own.
-func NewBenchmark(cfg BenchConfig, in *lstack.Instance, remote tcp.Addr, port func(i int) uint16) (*Benchmark, error) {
-	if err := cfg.Validate(); err != nil {
+// NewLcoreBenchmark returns a generator whose thread i is an event loop
+// on nets[i]'s lcore, one LcoreNet per thread (cfg's Threads of them).
+// Attach Thread(i) to its lcore.
+func NewLcoreBenchmark(cfg BenchConfig, nets []LcoreNet, remote tcp.Addr) (*Benchmark, error) {
+	if err := checkThreads(cfg, len(nets)); err != nil {
 		return nil, err
 	}
-	return newBenchmark(cfg, &lcoreNet{in: in, set: in.NewEventSet(), remote: remote, port: port}), nil
+	ns := make([]benchNet, len(nets))
+	wakes := make([]func(time.Duration), len(nets))
+	for i, n := range nets {
+		if n.Instance == nil || (len(nets) > 1 && n.Wake == nil) {
+			return nil, fmt.Errorf("redis-benchmark: thread %d needs its stack instance and, with several threads, its lcore's doorbell", i)
+		}
+		ns[i] = &lcoreNet{in: n.Instance, set: n.Instance.NewEventSet(), remote: remote, port: n.Port}
+		wakes[i] = n.Wake
+	}
+	return newBenchmark(cfg, ns, wakes), nil
 }
 
-// NewThreadBenchmark returns a generator whose thread runs on a core of
-// its own, off the stack's lcores (on a kernel host, off the CPUs that
-// take the NIC's interrupts), against remote: its connections cross to
-// the stack threads through net's bridges, as redis-server's thread's
-// do (ThreadServer). Attach it to its core; net.Wake is that core's
-// doorbell.
-func NewThreadBenchmark(cfg BenchConfig, net ThreadNet, remote tcp.Addr) (*Benchmark, error) {
-	if err := cfg.Validate(); err != nil {
+// NewThreadsBenchmark returns a generator whose thread i runs on a core
+// of its own, nets[i]'s (cfg's Threads of them): each waits on an epoll
+// of its own, and its connections cross the bridges its ThreadNet
+// names (the threads of one process share its bridges). Attach Thread(i)
+// to its core.
+func NewThreadsBenchmark(cfg BenchConfig, nets []ThreadNet, remote tcp.Addr) (*Benchmark, error) {
+	if err := checkThreads(cfg, len(nets)); err != nil {
 		return nil, err
 	}
-	if len(net.Bridges) == 0 || net.Wake == nil {
-		return nil, errors.New("redis-benchmark: a thread of its own needs at least one bridge and its core's doorbell")
+	ns := make([]benchNet, len(nets))
+	wakes := make([]func(time.Duration), len(nets))
+	for i, n := range nets {
+		if len(n.Bridges) == 0 || n.Wake == nil {
+			return nil, errors.New("redis-benchmark: a thread of its own needs at least one bridge and its core's doorbell")
+		}
+		ns[i] = &threadNet{cfg: n, remote: remote, ep: lstack.NewEpoll(n.Bridges[0].Instance()),
+			socks: map[*lstack.Socket]*benchClient{}, buf: make([]byte, readLen)}
+		wakes[i] = n.Wake
 	}
-	ep := lstack.NewEpoll(net.Bridges[0].Instance())
-	return newBenchmark(cfg, &threadNet{cfg: net, remote: remote, ep: ep,
-		socks: map[*lstack.Socket]*benchClient{}, buf: make([]byte, readLen)}), nil
+	return newBenchmark(cfg, ns, wakes), nil
 }
 
-func newBenchmark(cfg BenchConfig, n benchNet) *Benchmark {
+// checkThreads validates cfg and that it gets one net per thread.
+func checkThreads(cfg BenchConfig, nets int) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if n := cfg.ThreadCount(); nets != n {
+		return fmt.Errorf("threads: %d but %d threads' placements given", n, nets)
+	}
+	return nil
+}
+
+func newBenchmark(cfg BenchConfig, nets []benchNet, wakes []func(time.Duration)) *Benchmark {
 	cfg = cfg.withDefaults()
-	b := &Benchmark{cfg: cfg, net: n,
-		value: []byte(strings.Repeat("x", cfg.DataSize)), all: latency.New()}
+	b := &Benchmark{cfg: cfg, value: []byte(strings.Repeat("x", cfg.DataSize)), all: latency.New()}
 	for range cfg.Commands {
 		b.cmds = append(b.cmds, commandState{lat: latency.New()})
 	}
+	n := len(nets)
+	for i, net := range nets {
+		// createMissingClients gives client k to thread k % N: the
+		// first Clients % N threads have one more.
+		share := cfg.Clients / n
+		if i < cfg.Clients%n {
+			share++
+		}
+		b.loops = append(b.loops, &BenchThread{b: b, net: net, wake: wakes[i], share: share,
+			cmdDone: make([]uint64, len(cfg.Commands))})
+	}
 	return b
 }
+
+// Threads returns the event-loop threads, thread i at i, for the wiring
+// to attach each to its core.
+func (b *Benchmark) Threads() []*BenchThread { return b.loops }
+
+// Poll runs one turn of the first thread's event loop: the Benchmark of
+// one thread is its poller. With several, attach each of Threads.
+func (b *Benchmark) Poll(m hw.Meter) (bool, time.Duration) { return b.loops[0].Poll(m) }
 
 // Latency returns the recorder of the latency of every request sent in
 // the window, for plots.
@@ -246,18 +319,30 @@ func (b *Benchmark) Latency() *latency.Recorder { return b.all }
 
 // ResetStats starts a measured window: the tests start again from the
 // first command on the connections already open (see the package
-// documentation), and every figure counts from now.
+// documentation), and every figure counts from now. With several
+// threads each is woken to start it (one thread's loop is running: it
+// is what is measured).
 func (b *Benchmark) ResetStats() {
 	b.epoch++
-	b.restart = true
 	b.phase, b.sent, b.done = 0, 0, 0
+	b.draining, b.stopped = false, 0
 	for i := range b.cmds {
 		b.cmds[i].lat.Reset()
 		b.cmds[i] = commandState{lat: b.cmds[i].lat}
 	}
+	for _, l := range b.loops {
+		l.restart, l.kick, l.stopped = true, false, false
+		l.replies = 0
+		clear(l.cmdDone)
+	}
 	// Requests still in flight belong to the old window now.
 	b.all.Reset()
 	b.replies, b.errors, b.connFails = 0, 0, 0
+	if len(b.loops) > 1 {
+		for _, l := range b.loops {
+			l.wake(0)
+		}
+	}
 }
 
 // Stats returns the figures at now. Every configured command has its
@@ -265,10 +350,18 @@ func (b *Benchmark) ResetStats() {
 func (b *Benchmark) Stats(now time.Duration) BenchStats {
 	s := BenchStats{Commands: make(map[string]CommandResult, len(b.cmds)), Requests: b.replies,
 		Outstanding: uint64(b.inFlight), Errors: b.errors, ConnectFailures: b.connFails, Finished: b.phase >= len(b.cmds)}
-	for _, bc := range b.clients {
-		if bc.open {
-			s.Connected++
+	for _, l := range b.loops {
+		ts := ThreadStats{Clients: l.share, Requests: l.replies, Commands: make(map[string]uint64, len(b.cmds))}
+		for _, bc := range l.clients {
+			if bc.open {
+				ts.Connected++
+			}
 		}
+		for i, name := range b.cfg.Commands {
+			ts.Commands[name] = l.cmdDone[i]
+		}
+		s.Connected += ts.Connected
+		s.Threads = append(s.Threads, ts)
 	}
 	for i, name := range b.cfg.Commands {
 		st := &b.cmds[i]
@@ -280,6 +373,7 @@ func (b *Benchmark) Stats(now time.Duration) BenchStats {
 		end := now
 		if st.finished {
 			end = st.end
+			r.StopWaitMS = float64(st.end-st.lastReply) / float64(time.Millisecond)
 		}
 		if st.running || st.finished {
 			if d := end - st.start; d > 0 {
@@ -307,300 +401,79 @@ func (b *Benchmark) Active() (start, end time.Duration, started, finished bool) 
 	return b.cmds[0].start, last.end, true, last.finished
 }
 
-// Poll runs one turn of the generator's event loop.
-func (b *Benchmark) Poll(m hw.Meter) (bool, time.Duration) {
-	if !b.started {
-		b.started = true
-		b.connect(m)
-		return true, hw.NoDeadline
-	}
-	worked := false
-	if b.restart {
-		b.restart = false
-		b.startPhase(m)
-		worked = true
-	}
-	b.events = b.net.ready(m, b.events[:0], len(b.armed) > 0)
-	if b.writeArmed(m) {
-		worked = true
-	}
-	for _, ev := range b.events {
-		bc := ev.bc
-		if bc.closed {
-			continue
-		}
-		worked = true
-		if ev.failed {
-			b.fail(m, bc)
-			continue
-		}
-		if !bc.open && b.net.connected(bc) {
-			bc.open = true
-			b.connecting--
-			b.connect(m)
-			// Each client starts as soon as it is connected, as the
-			// real tool's do: one slow handshake holds up nobody.
-			switch {
-			case b.phase >= len(b.cmds):
-			case !b.cmds[b.phase].running:
-				b.startPhase(m)
-			default:
-				b.send(m, bc)
-			}
-		}
-		if ev.readable {
-			b.receive(m, bc)
-			if bc.closed {
-				continue
-			}
-		}
-		if ev.writable && !bc.closed {
-			b.flush(m, bc)
-		}
-	}
-	if b.dead > 0 {
-		b.clients = slices.DeleteFunc(b.clients, func(bc *benchClient) bool { return bc.closed })
-		b.dead = 0
-	}
-	// Writes armed this turn go out in the next: the loop must not
-	// sleep with them.
-	worked = worked || len(b.armed) > 0
-	b.net.done(m, worked)
-	return worked, hw.NoDeadline
-}
-
-// writeArmed is the writable events of the turn: each client armed in
-// an earlier turn writes its requests (redis-benchmark.c writeHandler)
-// and starts their clocks, as writeHandler sets c->start when it writes
-// a request's first byte. redis-benchmark's latency therefore leaves out
-// the time a request waited for its writable event, behind the other
-// clients' events of the turn that armed it; so does this one.
-func (b *Benchmark) writeArmed(m hw.Meter) bool {
-	if len(b.armed) == 0 {
-		return false
-	}
-	b.writing, b.armed = b.armed, b.writing[:0]
-	now := m.Now()
-	for _, bc := range b.writing {
-		bc.armed = false
-		if bc.closed {
-			continue
-		}
-		for i := bc.head; i < len(bc.inflight); i++ {
-			if bc.inflight[i].unsent {
-				bc.inflight[i].at, bc.inflight[i].unsent = now, false
-			}
-		}
-		b.flush(m, bc)
-	}
-	clear(b.writing)
-	b.writing = b.writing[:0]
-	return true
-}
-
-// maxConnecting bounds handshakes in flight while the clients connect,
-// so that a thousand SYNs do not overflow the neighbour cache's queue
-// or the server's SYN backlog before the first one is answered (the real
-// tool's clients are created one after another, each costing a
-// connect(2) and a first write, which spreads them out the same way).
-const maxConnecting = 64
-
-// connect starts connections until maxConnecting are in flight.
-func (b *Benchmark) connect(m hw.Meter) {
-	for b.opened < b.cfg.Clients && b.connecting < maxConnecting {
-		i := b.opened
-		b.opened++
-		bc := &benchClient{}
-		if err := b.net.connect(m, i, bc); err != nil {
-			b.connFails++
-			continue
-		}
-		b.clients = append(b.clients, bc)
-		b.connecting++
-	}
-}
-
-// fail drops a client whose connection failed. Its unanswered requests
-// of the running test are given back, for the other clients to send.
-func (b *Benchmark) fail(m hw.Meter, bc *benchClient) {
-	if bc.closed {
-		return
-	}
-	b.errors++
-	if !bc.open {
-		b.connecting--
-		b.connFails++
-	}
-	bc.closed, bc.open = true, false
-	for _, r := range bc.inflight[bc.head:] {
-		b.inFlight--
-		if r.epoch == b.epoch {
-			b.cmds[r.cmd].outstanding--
-			if r.cmd == b.phase {
-				b.sent--
-			}
-		}
-	}
-	bc.inflight, bc.head = nil, 0
-	b.dead++ // taken out of clients after the turn's events
-	b.net.close(m, bc)
-	b.connect(m)
-	if b.phase < len(b.cmds) && b.cmds[b.phase].running {
-		for _, other := range b.clients {
-			if other.open {
-				b.send(m, other)
-			}
-		}
-	}
-}
-
-// startPhase begins the current test: every connected client sends.
-func (b *Benchmark) startPhase(m hw.Meter) {
+// startPhase begins the current test on thread l, the first to find it
+// not running: every connected client of l sends, and the other threads
+// are woken to send theirs. A thread that finds it running (after a
+// warm-up each thread restarts it) sends its own clients'.
+func (b *Benchmark) startPhase(m hw.Meter, l *BenchThread) {
 	if b.phase >= len(b.cmds) {
 		return
 	}
-	open := false
-	for _, bc := range b.clients {
-		open = open || bc.open
+	st := &b.cmds[b.phase]
+	if st.running {
+		l.sendAll(m)
+		return
 	}
-	if !open {
+	if !b.anyOpen() {
 		return // the first client to connect starts it
 	}
-	st := &b.cmds[b.phase]
 	st.running, st.start = true, m.Now()
 	b.sent, b.done = 0, 0
-	for _, bc := range b.clients {
-		if bc.open {
-			b.send(m, bc)
+	l.sendAll(m)
+	for _, o := range b.loops {
+		if o != l {
+			o.kick = true
+			o.wake(m.Now())
 		}
 	}
 }
 
-// send fills the client's pipeline with the running test's requests.
-func (b *Benchmark) send(m hw.Meter, bc *benchClient) {
-	if b.phase >= len(b.cmds) || !b.cmds[b.phase].running {
-		return
-	}
-	now := m.Now()
-	sent := false
-	for len(bc.inflight)-bc.head < b.cfg.Pipeline && b.sent < b.cfg.Requests {
-		bc.wbuf = b.command(bc.wbuf, b.cfg.Commands[b.phase])
-		m.Charge(CostBenchRequest, 1)
-		bc.inflight = append(bc.inflight, request{at: now, cmd: b.phase, epoch: b.epoch, unsent: true})
-		b.sent++
-		b.inFlight++
-		b.cmds[b.phase].outstanding++
-		sent = true
-	}
-	if sent {
-		// redis-benchmark.c switches the socket to writable for the
-		// batch (resetClient: delete writable, delete readable, create
-		// writable) and back to readable once it is written
-		// (writeHandler: delete writable, create readable); ae.c's
-		// aeCreateFileEvent and aeDeleteFileEvent are an epoll_ctl each.
-		// The write waits for the writable event, in the next turn of
-		// the loop (writeArmed): strace -c counts two epoll_wait calls a
-		// request at one client, one for each event.
-		b.net.control(m, benchEpollCtls)
-		if !bc.armed {
-			bc.armed = true
-			b.armed = append(b.armed, bc)
-		}
-	}
-}
-
-// benchEpollCtls is the epoll_ctl calls redis-benchmark makes per
-// pipeline of requests (see send).
-const benchEpollCtls = 5
-
-func (b *Benchmark) command(dst []byte, name string) []byte {
-	switch name {
-	case "SET":
-		return resp.AppendCommand(dst, []byte("SET"), []byte("key:__rand_int__"), b.value)
-	case "GET":
-		return resp.AppendCommand(dst, []byte("GET"), []byte("key:__rand_int__"))
-	case "INCR":
-		return resp.AppendCommand(dst, []byte("INCR"), []byte("counter:__rand_int__"))
-	}
-	return resp.AppendCommand(dst, []byte("PING"))
-}
-
-func (b *Benchmark) flush(m hw.Meter, bc *benchClient) {
-	rest, err := b.net.write(m, bc, bc.wbuf)
-	switch {
-	case err != nil:
-		b.fail(m, bc)
-	case len(rest) == 0:
-		bc.wbuf = bc.wbuf[:0]
-	default:
-		bc.wbuf = append(bc.wbuf[:0], rest...)
-	}
-}
-
-func (b *Benchmark) receive(m hw.Meter, bc *benchClient) {
-	var err error
-	if bc.rbuf, err = b.net.read(m, bc, bc.rbuf); err != nil {
-		b.fail(m, bc)
-		return
-	}
-	now := m.Now()
-	off := 0
-	ended := false
-	for bc.head < len(bc.inflight) {
-		kind, n, err := resp.SkipReply(bc.rbuf[off:])
-		if errors.Is(err, resp.ErrIncomplete) {
-			break
-		}
-		if err != nil {
-			b.fail(m, bc)
-			return
-		}
-		if kind == resp.ErrorReply {
-			b.errors++
-		}
-		off += n
-		// hiredis's reader scans the reply and builds a reply object
-		// that readHandler records and frees (redis-benchmark.c).
-		m.Charge(appcost.ParseByte, int64(n))
-		m.Charge(CostBenchReply, 1)
-		r := bc.inflight[bc.head]
-		bc.head++
-		b.inFlight--
-		b.replies++
-		if r.epoch != b.epoch {
-			continue // sent before the window: only the total counts it
-		}
-		st := &b.cmds[r.cmd]
-		st.outstanding--
-		d := now - r.at
-		st.lat.Record(d)
-		b.all.Record(d)
-		st.done++
-		if r.cmd == b.phase {
-			b.done++
-			if b.done >= b.cfg.Requests {
-				ended = true
+// anyOpen says some thread has a connected client.
+func (b *Benchmark) anyOpen() bool {
+	for _, l := range b.loops {
+		for _, bc := range l.clients {
+			if bc.open {
+				return true
 			}
 		}
 	}
-	if bc.head == len(bc.inflight) {
-		bc.inflight, bc.head = bc.inflight[:0], 0
-	} else if bc.head > len(bc.inflight)/2 {
-		n := copy(bc.inflight, bc.inflight[bc.head:])
-		bc.inflight, bc.head = bc.inflight[:n], 0
-	}
-	bc.rbuf = append(bc.rbuf[:0], bc.rbuf[off:]...)
-	if ended {
-		b.endPhase(m)
-		return
-	}
-	b.send(m, bc)
+	return false
 }
 
-// endPhase finishes the running test and starts the next.
-func (b *Benchmark) endPhase(m hw.Meter) {
+// lastReply is the running test's last reply, received by thread l: l
+// stops its loop now (clientDone's freeClient calls aeStop), the others
+// at their first throughput tick from now (showThroughput).
+func (b *Benchmark) lastReply(m hw.Meter, l *BenchThread) {
+	st := &b.cmds[b.phase]
+	now := m.Now()
+	st.lastReply = now
+	b.draining = true
+	if len(b.loops) > 1 {
+		ticks := (now - st.start + throughputTick - 1) / throughputTick
+		at := st.start + ticks*throughputTick
+		for _, o := range b.loops {
+			if o != l && !o.stopped {
+				o.stopAt = at
+				o.wake(at)
+			}
+		}
+	}
+	l.stop(m)
+}
+
+// threadStopped counts thread l's loop stopped; the last to stop ends
+// the test (benchmark() joins its threads), and the next starts on l.
+func (b *Benchmark) threadStopped(m hw.Meter, l *BenchThread) {
+	b.stopped++
+	if b.stopped < len(b.loops) {
+		return
+	}
 	st := &b.cmds[b.phase]
 	st.running, st.finished, st.end = false, true, m.Now()
 	b.phase++
-	b.startPhase(m)
+	b.draining, b.stopped = false, 0
+	for _, o := range b.loops {
+		o.stopped = false
+	}
+	b.startPhase(m, l)
 }

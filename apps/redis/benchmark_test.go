@@ -140,9 +140,11 @@ var _ = Describe("Benchmark", func() {
 		Expect(end).To(BeNumerically(">", begin))
 	})
 
-	It("takes redis-benchmark's one thread and refuses more, naming the key", func() {
+	It("takes --threads up to redis-benchmark's MAX_THREADS and refuses more, naming the key", func() {
 		Expect((&redis.BenchConfig{Threads: 1}).Validate()).To(Succeed())
-		Expect((&redis.BenchConfig{Threads: 4}).Validate()).To(MatchError(ContainSubstring("threads: 4")))
+		Expect((&redis.BenchConfig{Threads: 500}).Validate()).To(Succeed())
+		Expect((&redis.BenchConfig{Threads: 501}).Validate()).To(MatchError(ContainSubstring("threads: 501")))
+		Expect((&redis.BenchConfig{Threads: -1}).Validate()).To(MatchError(ContainSubstring("threads: -1")))
 	})
 
 	It("refuses a command listed twice, and leaves the caller's list alone", func() {

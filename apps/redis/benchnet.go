@@ -11,13 +11,13 @@ import (
 	"github.com/savanna-sim/savanna/stack/tcp"
 )
 
-// benchNet is how the generator's one ae thread reaches its sockets: as
-// an event loop on the stack's lcore, calling the instance (lcoreNet),
+// benchNet is how one of the generator's ae threads reaches its
+// sockets: as an event loop on the stack's lcore, calling the instance (lcoreNet),
 // or as a thread on a core of its own whose sockets cross to the stack
 // threads (threadNet: Gazelle's asymmetric model; system calls on a
 // kernel host, where the NIC's interrupts are taken on other CPUs).
 type benchNet interface {
-	// connect opens client i's connection.
+	// connect opens the thread's i-th client's connection.
 	connect(m hw.Meter, i int, bc *benchClient) error
 	// ready appends the clients with readiness to dst: the turn's
 	// epoll_wait (charged here or by done). busy says the loop has
@@ -109,11 +109,13 @@ func (n *lcoreNet) close(m hw.Meter, bc *benchClient) { _ = n.in.Close(m, bc.c) 
 
 func (n *lcoreNet) connected(bc *benchClient) bool { return bc.c.Connected() }
 
-// ThreadNet places the generator's thread off the stack's lcores: its
-// connections are opened through the bridges, client i's through
-// Bridges[i % len] with local port Ports[i % len](i) (ports whose replies
-// RSS steers to that bridge's queue), and it waits on one epoll, waking
-// its core with Wake when it slept.
+// ThreadNet places one of the generator's threads off the stack's
+// lcores: its connections are opened through the bridges, its i-th
+// client's through Bridges[i % len] with local port Ports[i % len](i)
+// (ports whose replies RSS steers to that bridge's queue), and it waits
+// on an epoll of its own, waking its core with Wake when it slept. The
+// threads of one generator may share their bridges and ports (one
+// process's), each with its own Wake.
 type ThreadNet struct {
 	Bridges []*lstack.Bridge
 	Ports   []func(i int) uint16

@@ -11,13 +11,18 @@
 // handlers. Server is the same RESP service as an event loop on a stack
 // instance's lcore (Gazelle's IO-multiplexing model), one per instance,
 // for specs and programs that want it there. Benchmark is
-// redis-benchmark's one ae thread, either as an event loop on its
-// instance's lcore (NewBenchmark), with an event set of its own
+// redis-benchmark, its ae threads (BenchThread: one by default, N with
+// --threads N) each either an event loop on a stack instance's lcore
+// (NewBenchmark, NewLcoreBenchmark), with an event set of its own
 // (lstack.EventSet) so that it shares an instance with other
-// applications, or on a core of its own (NewThreadBenchmark), its
-// connections opened through the stack lcores' bridges
-// (lstack.Bridge.Connect) and waited on with one epoll, as a Linux
-// client's thread runs off the CPUs that take the NIC's interrupts.
+// applications, or on a core of its own (NewThreadBenchmark,
+// NewThreadsBenchmark), its connections opened through the stack
+// lcores' bridges (lstack.Bridge.Connect) and waited on with an epoll
+// of its own, as a Linux client's threads run off the CPUs that take
+// the NIC's interrupts. The threads share each test's request budget and
+// its latency record (redis-benchmark.c's atomics and its one
+// hdr_histogram); see Benchmark for how a test with several threads
+// ends.
 //
 // Each command is charged its dispatch (CostCommand), its bytes scanned
 // and its own procedure (CostCmdSet, CostCmdGet, …): SET and GET cost a
