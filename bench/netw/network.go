@@ -102,7 +102,7 @@ func (m detail) list() []Counter {
 
 // Config selects and sizes a network.
 type Config struct {
-	// Name is "savanna", "gvisor" or "kernel".
+	// Name is "savanna", "savanna-rtc", "gvisor" or "kernel".
 	Name string `json:"name"`
 	// MTU of the link (1500 or 9000; ignored by the kernel's loopback,
 	// whose MTU is the host's).
@@ -118,7 +118,7 @@ type Config struct {
 func Families() []int { return []int{4, 6} }
 
 // Names lists the networks.
-func Names() []string { return []string{"savanna", "gvisor", "kernel"} }
+func Names() []string { return []string{"savanna", "savanna-rtc", "gvisor", "kernel"} }
 
 // New makes the network cfg names.
 func New(cfg Config) (Network, error) {
@@ -141,6 +141,8 @@ func New(cfg Config) (Network, error) {
 	switch cfg.Name {
 	case "savanna":
 		return NewSavanna(cfg.MTU, cfg.Family)
+	case "savanna-rtc":
+		return NewSavannaRTC(cfg.MTU, cfg.Family)
 	case "gvisor":
 		return NewGVisor(cfg.MTU, cfg.Family)
 	case "kernel":

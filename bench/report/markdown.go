@@ -208,16 +208,20 @@ func (r *Report) Markdown(w io.Writer) error {
 		// Ratios: savanna over each peer at the same MTU (kernel: any)
 		// and family.
 		for _, sc := range cells {
-			if sc.Network != "savanna" {
+			if sc.Network != "savanna" && sc.Network != rtcNetwork {
 				continue
 			}
-			for _, peer := range []string{"gvisor", "kernel"} {
+			peers := []string{"gvisor", "kernel"}
+			if sc.Network == rtcNetwork {
+				peers = []string{"savanna", "kernel"}
+			}
+			for _, peer := range peers {
 				mtu := sc.MTU
 				if peer == "kernel" {
 					mtu = 0
 				}
 				if pc := r.FindFamily(wl, peer, mtu, sc.family()); pc != nil {
-					ratioRow("savanna/"+peer, sc, pc, familyLabel(sc))
+					ratioRow(sc.Network+"/"+peer, sc, pc, familyLabel(sc))
 				}
 			}
 		}
@@ -248,6 +252,9 @@ func (r *Report) Markdown(w io.Writer) error {
 		}
 	}
 	b.WriteString("\nRatios are savanna's median over the peer's (savanna/gvisor, savanna/kernel, at the same family), or a network's IPv6 median over its IPv4 one (IPv6/IPv4): above 1 is better for rates and MB per CPU-second, below 1 for CPU, latency, time and memory.\n")
+	if r.hasNetwork(rtcNetwork) {
+		b.WriteString("savanna-rtc/savanna and savanna-rtc/kernel are savanna-rtc's median over the peer's in the same way.\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

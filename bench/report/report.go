@@ -225,6 +225,7 @@ func (r *Report) CheckGoals() {
 	add(fmt.Sprintf("%d connections peak RSS, savanna/gvisor", r.Env.Params.ManyConns), "many", "peak_rss", mm, "gvisor", mm, 0.1, false)
 	add("ping-pong rate, savanna/kernel", "pingpong", "rate", pm, "kernel", 0, 1, true)
 	r.checkFamilyGoals(pm, sm)
+	r.checkRTCGoals()
 }
 
 // familyTarget is issue 21's bound: IPv6 within 5% of IPv4 per

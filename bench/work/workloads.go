@@ -190,14 +190,18 @@ func Bulk(ctx context.Context, n netw.Network, p Params, port uint16) (Result, e
 		return res, fmt.Errorf("bulk on %s: received %d bytes crc %08x; sent %d crc %08x", n.Name(), g.n, g.crc, p.BulkBytes, crc)
 	}
 	res.Checked = g.n
-	secs := res.Timed.Wall.Seconds()
-	gb := float64(p.BulkBytes) / 1e9
-	res.Metrics = []Metric{
-		{Name: "throughput", Unit: "MB/s", Value: float64(p.BulkBytes) / 1e6 / secs, Higher: true},
-		{Name: "cpu_per_gb", Unit: "CPU-s/GB", Value: res.Timed.CPU.Seconds() / gb},
-		{Name: "mb_per_cpu_s", Unit: "MB/CPU-s", Value: float64(p.BulkBytes) / 1e6 / res.Timed.CPU.Seconds(), Higher: true},
-	}
+	res.Metrics = bulkMetrics(res.Timed, p.BulkBytes)
 	return res, nil
+}
+
+// bulkMetrics are bulk's figures for bytes carried in t.
+func bulkMetrics(t Span, bytes int64) []Metric {
+	gb := float64(bytes) / 1e9
+	return []Metric{
+		{Name: "throughput", Unit: "MB/s", Value: float64(bytes) / 1e6 / t.Wall.Seconds(), Higher: true},
+		{Name: "cpu_per_gb", Unit: "CPU-s/GB", Value: t.CPU.Seconds() / gb},
+		{Name: "mb_per_cpu_s", Unit: "MB/CPU-s", Value: float64(bytes) / 1e6 / t.CPU.Seconds(), Higher: true},
+	}
 }
 
 // Echo answers every msgSize-byte request on c with the same bytes until
@@ -299,15 +303,21 @@ func PingPong(ctx context.Context, n netw.Network, p Params, port uint16) (Resul
 		return res, opErr("pingpong", n.Name(), "waiting for the server", ctx.Err())
 	}
 	res.Checked = int64(len(lat))
+	res.Metrics = pingPongMetrics(res.Timed, lat)
+	return res, nil
+}
+
+// pingPongMetrics are ping-pong's figures for the round trips of
+// latencies lat (sorted in place) timed in t.
+func pingPongMetrics(t Span, lat []time.Duration) []Metric {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	us := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Nanoseconds()) / 1e3 }
-	res.Metrics = []Metric{
-		{Name: "rate", Unit: "rt/s", Value: float64(len(lat)) / res.Timed.Wall.Seconds(), Higher: true},
+	return []Metric{
+		{Name: "rate", Unit: "rt/s", Value: float64(len(lat)) / t.Wall.Seconds(), Higher: true},
 		{Name: "p50", Unit: "µs", Value: us(0.50)},
 		{Name: "p99", Unit: "µs", Value: us(0.99)},
-		{Name: "cpu_per_100k", Unit: "CPU-s/100k", Value: res.Timed.CPU.Seconds() / float64(len(lat)) * 1e5},
+		{Name: "cpu_per_100k", Unit: "CPU-s/100k", Value: t.CPU.Seconds() / float64(len(lat)) * 1e5},
 	}
-	return res, nil
 }
 
 // Setup opens p.Setups connections one after another, each carrying one

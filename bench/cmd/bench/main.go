@@ -9,6 +9,8 @@
 //
 // Every network runs at each address family of -families (IPv4 and IPv6
 // by default; the many workload at those of -many-families too).
+// The savanna-rtc network is the savanna network with its applications
+// run to completion on the lcores (stack/rtc), for bulk and pingpong.
 // A child runs one workload on one network at one family (-child
 // -network savanna -workload bulk -mtu 1500 -family 6) and prints its
 // result as JSON; -cpuprofile and -memprofile write pprof profiles of
@@ -27,6 +29,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,7 +72,7 @@ func main() {
 	flag.StringVar(&o.jsonOut, "json", "", "write the JSON report here")
 	flag.BoolVar(&o.quick, "quick", false, "small sizes: every workload on every network in under two minutes")
 	flag.IntVar(&o.reps, "reps", 0, "repetitions per cell (default 3; 1 with -quick)")
-	flag.StringVar(&o.networks, "networks", "savanna,gvisor,kernel", "networks to run")
+	flag.StringVar(&o.networks, "networks", "savanna,savanna-rtc,gvisor,kernel", "networks to run (savanna-rtc runs bulk and pingpong only)")
 	flag.StringVar(&o.workloads, "workloads", "bulk,pingpong,setup,many", "workloads to run")
 	flag.StringVar(&o.mtus, "mtus", "1500,9000", "link MTUs for savanna and gvisor bulk (the other workloads use the first)")
 	flag.StringVar(&o.families, "families", "4,6", "address families to run (4, 6)")
@@ -115,7 +118,7 @@ func params(quick bool) work.Params {
 
 // runChild runs one workload and prints the result as JSON on stdout.
 func runChild(o options) error {
-	wl, err := work.ByName(o.workload)
+	wl, err := work.For(o.network, o.workload)
 	if err != nil {
 		return err
 	}
@@ -250,6 +253,9 @@ func runParent(o options) error {
 	start := time.Now()
 	for _, wl := range split(o.workloads) {
 		for _, nw := range split(o.networks) {
+			if nw == work.RTCNetwork && !slices.Contains(work.RTCWorkloads(), wl) {
+				continue // the report's note says so
+			}
 			cellMTUs := mtus[:1]
 			if wl == "bulk" {
 				cellMTUs = mtus
@@ -307,6 +313,10 @@ func runParent(o options) error {
 		}
 	}
 	rep.Env.LoadAfter = loadavg()
+	if slices.Contains(split(o.networks), work.RTCNetwork) {
+		note := "savanna-rtc is the savanna network (the same two stacks, link and sizing) with its applications run to completion on the lcores (stack/rtc: handlers called by the lcore that polls the connection, reading and writing TCP's buffers with no socket rings and no goroutine hand-off), the lcores spinning and parking as savanna's do, their spin counted in the CPU figures; " + work.RTCNote
+		rep.Env.Notes = append(rep.Env.Notes, note)
+	}
 	// The run itself keeps about GOMAXPROCS threads busy, so the load
 	// after it may reach the cores without anything else running.
 	if busy(rep.Env.LoadBefore, float64(rep.Env.Cores)/2) || busy(rep.Env.LoadAfter, float64(rep.Env.Cores)+0.5) {
