@@ -255,7 +255,8 @@ func (r redisBenchRunner) Active() (start, end time.Duration, ok bool) {
 
 // Figures are redis-benchmark's: the totals, one set per test and, with
 // several threads only (a one-thread report keeps its keys), threads,
-// each test's stop_wait_ms and each thread's share (thread.N).
+// each test's stop_wait_ms and rps_to_last_reply, and each thread's share
+// (thread.N).
 func (r redisBenchRunner) Figures(now time.Duration) any {
 	s := r.b.Stats(now)
 	t := report.Tree{}
@@ -267,6 +268,7 @@ func (r redisBenchRunner) Figures(now time.Duration) any {
 		t.Set("threads", float64(len(s.Threads)))
 		for name, c := range s.Commands {
 			t.Set(name+".stop_wait_ms", c.StopWaitMS)
+			t.Set(name+".rps_to_last_reply", c.RPSToLastReply)
 		}
 		for i, ts := range s.Threads {
 			k := "thread." + strconv.Itoa(i)

@@ -94,9 +94,9 @@ var _ = Describe("CPU attribution", func() {
 	})
 
 	It("charges a kernel-stack core softirq work for every packet it receives, and no DPDK driver price", func() {
-		r := runScenario(bundled("gazelle-redis", "duration: 1500ms", "duration: 40ms"))
+		r := runScenario(bundled("gazelle-redis", "duration: 2500ms", "duration: 40ms"))
 		var rx float64
-		for i := range 4 {
+		for i := range 1 { // the kernel variant's one queue, on CPU 0
 			rx += fig(r, "kernel", "server.stack."+strconv.Itoa(i)+".instance.rx_packets")
 		}
 		Expect(rx).To(BeNumerically(">", 1000))
@@ -136,7 +136,7 @@ var _ = Describe("CPU attribution", func() {
 
 var _ = Describe("busy over a load generator's active phase", func() {
 	It("shows a server saturated while the benchmark ran, where the window's average shows less", func() {
-		// 40,000 requests take the kernel server ~100 ms of a 400 ms run.
+		// 40,000 requests take the kernel server ~330 ms of a 2.5 s run.
 		r := runScenario(bundled("gazelle-redis", "requests: 100000", "requests: 20000"))
 		window := fig(r, "kernel", "sim.seconds")
 		active := fig(r, "kernel", "redis_benchmark.active.seconds")
@@ -151,8 +151,8 @@ var _ = Describe("busy over a load generator's active phase", func() {
 		// set-up before the first request and their close after the last.
 		Expect(during * active).To(BeNumerically("<=", over*window))
 		Expect(during * active).To(BeNumerically(">", over*window*0.95))
-		for _, id := range []string{"8", "9", "10", "11"} {
-			Expect(fig(r, "kernel", "server.cpu."+id+".during.redis_benchmark.busy_pct")).To(BeNumerically(">", fig(r, "kernel", "server.cpu."+id+".busy_pct")))
-		}
+		// The kernel variant's one CPU: Redis's loop and the NIC's
+		// interrupts.
+		Expect(fig(r, "kernel", "server.cpu.0.during.redis_benchmark.busy_pct")).To(BeNumerically(">", fig(r, "kernel", "server.cpu.0.busy_pct")))
 	})
 })

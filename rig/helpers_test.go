@@ -18,6 +18,16 @@ func bundled(name string, edits ...string) *scenario.Scenario {
 	return fromText(name+".yaml", bundledText(name), edits...)
 }
 
+// redisBenchThreads is gazelle-redis's client (redis-benchmark's two
+// threads) and redisBenchOneThread the same with one: a short run whose
+// tests must end within tens of milliseconds needs one thread, since with
+// several a test ends at the next 250 ms throughput tick after its last
+// reply.
+const (
+	redisBenchThreads   = "        threads: 2\n        cores: [0, 1]\n"
+	redisBenchOneThread = "        threads: 1\n        cores: [0]\n"
+)
+
 // bundledText is a bundled scenario's file.
 func bundledText(name string) string {
 	data, err := os.ReadFile(filepath.Join("..", "scenarios", name+".yaml"))

@@ -21,13 +21,13 @@ import (
 func lossyRedis(expect string) *scenario.Scenario {
 	data, err := os.ReadFile(filepath.Join("..", "scenarios", "gazelle-redis.yaml"))
 	Expect(err).NotTo(HaveOccurred())
-	text, _, found := strings.Cut(string(data), "\nexpect:\n")
+	text, _, found := strings.Cut(string(data), "\nvariants:\n")
 	Expect(found).To(BeTrue())
-	return fromText("lossy-redis.yaml", text+"\nexpect:\n  - "+expect+"\n",
-		"duration: 1500ms", "duration: 30ms",
+	return fromText("lossy-redis.yaml", text+"\nvariants:\n  clean: {}\n  lossy: {links.0.loss: 0.05}\n\nexpect:\n  - "+expect+"\n",
+		"duration: 2500ms", "duration: 30ms",
 		"requests: 100000", "requests: 2000",
 		"clients: 1000", "clients: 50",
-		"  kernel: {hosts.server.stack.kind: kernel}\n  lstack: {}", "  clean: {}\n  lossy: {links.0.loss: 0.05}")
+		redisBenchThreads, redisBenchOneThread)
 }
 
 // inputLeaf is the figure at path (segments), or nil.

@@ -13,7 +13,7 @@ func redis6(target string) []string {
 		"ip: 10.0.0.1/24", "ip: fd00::1/64",
 		"ip: 10.0.0.2/24", "ip: fd00::2/64",
 		"target: 10.0.0.1:6379", "target: " + target,
-		"duration: 1500ms", "duration: 5ms",
+		"duration: 2500ms", "duration: 5ms",
 		"requests: 100000", "requests: 200",
 		"clients: 1000", "clients: 20",
 	}
@@ -34,7 +34,7 @@ var _ = Describe("a scenario over IPv6 (RFC 8200)", func() {
 		Expect(inputLeaf(r.Figures["lstack"], "server", "stack", "0", "iface6", "ndp", "tx_reports")).To(BeNumerically(">=", 1))
 		// No DAD on scenario addresses (rig/ipv6.go).
 		Expect(inputLeaf(r.Figures["lstack"], "server", "stack", "0", "iface6", "ndp", "tx_dad_solicits")).To(Or(BeNil(), BeZero()))
-		r4 := runScenario(bundled("gazelle-redis", "duration: 1500ms", "duration: 5ms", "requests: 100000", "requests: 200", "clients: 1000", "clients: 20"))
+		r4 := runScenario(bundled("gazelle-redis", "duration: 2500ms", "duration: 5ms", "requests: 100000", "requests: 200", "clients: 1000", "clients: 20"))
 		Expect(inputLeaf(r4.Figures["lstack"], "server", "stack", "0", "iface6")).To(BeNil())
 		Expect(inputLeaf(r4.Figures["lstack"], "server", "stack", "0", "iface")).NotTo(BeNil())
 	})

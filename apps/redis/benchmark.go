@@ -127,6 +127,11 @@ type CommandResult struct {
 	// throughput tick (see Benchmark), and the test's time counts it.
 	// Zero with one thread (the rig reports it only with several).
 	StopWaitMS float64 `json:"-"`
+	// RPSToLastReply is Requests over the time from the test's first
+	// request to its last reply: RPS without the stop wait, what a run
+	// with many more requests (where the wait is a sliver of the test)
+	// reports. Equal to RPS with one thread.
+	RPSToLastReply float64 `json:"-"`
 }
 
 // ThreadStats are one event-loop thread's share of the work.
@@ -378,6 +383,10 @@ func (b *Benchmark) Stats(now time.Duration) BenchStats {
 		if st.running || st.finished {
 			if d := end - st.start; d > 0 {
 				r.RPS = float64(st.done) / d.Seconds()
+			}
+			r.RPSToLastReply = r.RPS
+			if d := st.lastReply - st.start; st.finished && d > 0 {
+				r.RPSToLastReply = float64(st.done) / d.Seconds()
 			}
 		}
 		s.Commands[name] = r

@@ -98,9 +98,12 @@ func (b *threadsBed) run(limit time.Duration) redis.BenchStats {
 }
 
 // activeRPS is a test's throughput up to its last reply: its RPS without
-// the wait for the threads' throughput tick.
+// the wait for the threads' throughput tick (checked against the figure
+// the generator reports).
 func activeRPS(c redis.CommandResult) float64 {
-	return float64(c.Requests) / (float64(c.Requests)/c.RPS - c.StopWaitMS/1e3)
+	v := float64(c.Requests) / (float64(c.Requests)/c.RPS - c.StopWaitMS/1e3)
+	Expect(c.RPSToLastReply).To(BeNumerically("~", v, v*1e-9))
+	return v
 }
 
 var _ = Describe("redis-benchmark --threads", func() {
