@@ -109,24 +109,7 @@ func (d *Dialer) startDial(raddr *net.TCPAddr) (*Conn, chan error, error) {
 	c.ra = remote
 	res := make(chan error, 1)
 	err = lc.Submit(func(lc *rt.Lcore) {
-		local, err := localFor(lc, remote.IP)
-		if err != nil {
-			res <- err
-			return
-		}
-		var tc *tcp.Conn
-		for try := 0; try < 64; try++ {
-			var p uint16
-			if remote.IP.Is6() {
-				p = lc.LocalPortFor6(local.As16(), remote)
-			} else {
-				p = lc.LocalPortFor(local.As4(), remote)
-			}
-			tc, err = lc.Instance().TCP().Connect(lc.Now(), tcp.Addr{IP: local, Port: p}, remote)
-			if p == 0 || !errors.Is(err, tcp.ErrAddrInUse) {
-				break
-			}
-		}
+		tc, err := lc.ConnectTCP(remote)
 		if err != nil {
 			res <- err
 			return
@@ -152,26 +135,6 @@ func (d *Dialer) route(raddr *net.TCPAddr) (tcp.Addr, *rt.Lcore, error) {
 		return tcp.Addr{}, nil, syscall.ENETUNREACH
 	}
 	return tcp.Addr{IP: tcp.IPFrom16([16]byte(raddr.IP.To16())), Port: uint16(raddr.Port)}, d.R.DialLcore6(), nil
-}
-
-// localFor returns the source address for remote (lcore only): the
-// IPv4 address, or for IPv6 the link-local address to a link-local
-// destination and the configured one to any other, which must have
-// passed Duplicate Address Detection (EADDRNOTAVAIL otherwise, as Linux
-// finds no usable source while an address is tentative or dadfailed).
-func localFor(lc *rt.Lcore, remote tcp.IP) (tcp.IP, error) {
-	ifc := lc.Instance().Iface()
-	if remote.Is4() {
-		return tcp.IPFrom4(ifc.Addr()), nil
-	}
-	src := ifc.Addr6()
-	if remote.Netip().IsLinkLocalUnicast() {
-		src = ifc.LinkLocal6()
-	}
-	if !ifc.IsAssigned6(src) {
-		return tcp.IP{}, syscall.EADDRNOTAVAIL
-	}
-	return tcp.IPFrom16(src), nil
 }
 
 // errDialCanceled marks a dial ended by its context (dialErr reads the
