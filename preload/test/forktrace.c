@@ -98,7 +98,10 @@ static int worker(int w, int l, const char *mode, int port, int ready, int done)
 		return 1;
 	while (!stop) {
 		struct epoll_event got;
-		int n = epoll_wait(ep, &got, 1, -1);
+		/* A bounded wait: a SIGTERM that lands between the loop's test
+		 * of stop and the wait's start (on Linux too, where the window is
+		 * shorter) would leave an unbounded wait asleep for good. */
+		int n = epoll_wait(ep, &got, 1, 100);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
