@@ -76,9 +76,9 @@ func startServer(env []string, name string, args ...string) func() string {
 	return stop
 }
 
-// redisBench runs redis-benchmark (bounded: -n requests, 120 s) and
-// returns its rows.
-func redisBench(env []string, host string, port int, n int, onFail func() string) []benchRow {
+// redisBench runs redis-benchmark (bounded: -n requests, 120 s), with
+// extra arguments after the common ones, and returns its rows.
+func redisBench(env []string, host string, port int, n int, onFail func() string, extra ...string) []benchRow {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	// redis-benchmark spins when the server is not there yet: wait for
@@ -94,8 +94,8 @@ func redisBench(env []string, host string, port int, n int, onFail func() string
 		}
 	}
 	Expect(up).To(BeTrue(), "redis-server at %s:%d answers PING\n%s", host, port, onFail())
-	out, stderr, err := run(ctx, env, "redis-benchmark", "-h", host, "-p", strconv.Itoa(port),
-		"-n", strconv.Itoa(n), "-c", "50", "-t", "set,get", "--csv")
+	out, stderr, err := run(ctx, env, "redis-benchmark", append([]string{"-h", host, "-p", strconv.Itoa(port),
+		"-n", strconv.Itoa(n), "-c", "50", "-t", "set,get", "--csv"}, extra...)...)
 	Expect(err).NotTo(HaveOccurred(), "redis-benchmark: %s\n%s\n%s", out, stderr, onFail())
 	rows, err := parseBenchCSV(out)
 	Expect(err).NotTo(HaveOccurred())
@@ -122,7 +122,7 @@ func benchTable(linux, savanna []benchRow) string {
 const benchRequests = 20000
 
 var _ = Describe("real redis-server preloaded", Label("live"), func() {
-	It("answers every request of a real redis-benchmark -n 20000 -c 50 -t set,get, both preloaded on two stack processes, beside the same on Linux's loopback; a BGSAVE's fork leaves it serving", func() {
+	It("answers every request of a real redis-benchmark -n 20000 -c 50 -t set,get, both preloaded on two stack processes, beside the same on Linux's loopback; a BGSAVE's fork leaves it serving, and a redis-benchmark --threads 4 after it", func() {
 		for _, p := range []string{"redis-server", "redis-benchmark", "redis-cli"} {
 			if _, err := exec.LookPath(p); err != nil {
 				Skip(p + " not installed (.ci/run installs redis-server and redis-tools)")
@@ -167,6 +167,11 @@ var _ = Describe("real redis-server preloaded", Label("live"), func() {
 		Eventually(func() string { return cli("info", "persistence") }).WithTimeout(30 * time.Second).
 			Should(And(ContainSubstring("rdb_bgsave_in_progress:0"), ContainSubstring("rdb_last_bgsave_status:ok")))
 		Expect(cli("ping")).To(Equal("PONG\n"))
+		// redis-benchmark --threads 4 (Redis 6's multi-threaded client,
+		// as gazelle-redis models it): four ae loops in one preloaded
+		// process, each with its own epoll, on the same stack process.
+		threaded := redisBench([]string{"LD_PRELOAD=" + preload, "SAVANNA_STACK=" + pb}, "10.9.0.1", 17742, benchRequests, func() string { return "" }, "--threads", "4")
+		GinkgoWriter.Printf("redis-benchmark --threads 4, preloaded: %+v\n", threaded)
 		log := stop()
 		GinkgoWriter.Printf("redis-server's log:\n%s", log)
 		fmt.Fprint(GinkgoWriter, benchTable(linux, savanna))
