@@ -33,6 +33,10 @@ type Config struct {
 	// turn that found nothing to send, before it looks at whether the
 	// app closed: specs land a write and a close in that window.
 	writerIdle func(slot int)
+	// sidesTaken, when set, is called by a shared connection's active
+	// writer after it took the other holders' bytes and let their list
+	// go, before it sends them: specs end a holder's process there.
+	sidesTaken func()
 }
 
 // Server is the stack process's side: a Unix socket that preloaded

@@ -186,6 +186,9 @@ func (k *sock) flushSides(c *gonet.Conn) error {
 	if len(buf) == 0 {
 		return nil
 	}
+	if h := k.p.s.cfg.sidesTaken; h != nil {
+		h()
+	}
 	_, err := c.Write(buf)
 	return err
 }
