@@ -1,13 +1,21 @@
 package stackproc
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	"golang.org/x/sys/unix"
+
+	"github.com/savanna-sim/savanna/internal/livetest"
+	"github.com/savanna-sim/savanna/stack/gonet"
 )
 
 // fakeClient is a preloaded process's side of the protocol, in Go: what
@@ -134,3 +142,39 @@ func (f *fakeClient) until(limit time.Duration, cond func() bool) bool {
 }
 
 func (f *fakeClient) slotU32(slot, off int) uint32 { return f.m.u32(f.m.g.slot(slot) + off).Load() }
+
+// startServer starts a stack process's server for cfg on a socket in a
+// temporary folder, both removed at the spec's end; path is the socket.
+func startServer(cfg Config) (srv *Server, path string) {
+	srv, err := NewServer(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	d, err := os.MkdirTemp("", "svsp")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, d)
+	path = filepath.Join(d, "stack.sock")
+	Expect(srv.Listen(path)).To(Succeed())
+	go func() { _ = srv.Serve() }()
+	DeferCleanup(srv.Close)
+	return srv, path
+}
+
+// acceptOne has f listen on port, dials it from the ring pair's other
+// stack and accepts: the accepted slot, and the peer's end (closed at
+// the spec's end).
+func (f *fakeClient) acceptOne(pair *livetest.RingPair, port uint16) (slot int, peer *gonet.Conn) {
+	ls, errno, _, _ := f.call(opSocket, -1, 0, [4]byte{}, 0)
+	Expect(errno).To(BeZero())
+	_, errno, _, _ = f.call(opBind, int(ls), 0, [4]byte{}, port)
+	Expect(errno).To(BeZero())
+	_, errno, _, _ = f.call(opListen, int(ls), 8, [4]byte{}, 0)
+	Expect(errno).To(BeZero())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	peer, err := gonet.Dial(ctx, pair.B, fmt.Sprintf("10.9.0.1:%d", port))
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(peer.Close)
+	Expect(f.until(10*time.Second, func() bool { return f.slotU32(int(ls), sAccq) == 1 })).To(BeTrue(), "the accept queue")
+	cs, errno, _, _ := f.call(opAccept, int(ls), 0, [4]byte{}, 0)
+	Expect(errno).To(BeZero())
+	return int(cs), peer
+}

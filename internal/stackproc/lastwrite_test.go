@@ -1,10 +1,7 @@
 package stackproc
 
 import (
-	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -12,7 +9,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/savanna-sim/savanna/internal/livetest"
-	"github.com/savanna-sim/savanna/stack/gonet"
 )
 
 // nginx answering "Connection: close" writes its response and closes at
@@ -53,34 +49,11 @@ var _ = Describe("a connection's last write before close", func() {
 				close(landed)
 			})
 		}
-		srv, err := NewServer(cfg)
-		Expect(err).NotTo(HaveOccurred())
-		d, err := os.MkdirTemp("", "svsp")
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(os.RemoveAll, d)
-		path := filepath.Join(d, "stack.sock")
-		Expect(srv.Listen(path)).To(Succeed())
-		go func() { _ = srv.Serve() }()
-		DeferCleanup(srv.Close)
-
+		_, path := startServer(cfg)
 		f, err = dialFake(path)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(f.close)
-		slot, errno, _, _ := f.call(opSocket, -1, 0, [4]byte{}, 0)
-		Expect(errno).To(BeZero())
-		_, errno, _, _ = f.call(opBind, int(slot), 0, [4]byte{}, 7300)
-		Expect(errno).To(BeZero())
-		_, errno, _, _ = f.call(opListen, int(slot), 8, [4]byte{}, 0)
-		Expect(errno).To(BeZero())
-
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		c, err := gonet.Dial(ctx, pair.B, "10.9.0.1:7300")
-		Expect(err).NotTo(HaveOccurred())
-		defer c.Close()
-		Expect(f.until(10*time.Second, func() bool { return f.slotU32(int(slot), sAccq) == 1 })).To(BeTrue(), "the accept queue")
-		_, errno, _, _ = f.call(opAccept, int(slot), 0, [4]byte{}, 0)
-		Expect(errno).To(BeZero())
+		_, c := f.acceptOne(pair, 7300)
 		close(armed)
 		Eventually(landed).WithTimeout(10*time.Second).Should(BeClosed(), "the write and the close landed")
 

@@ -39,7 +39,8 @@ type shared struct {
 	err     int32
 	closed  bool
 	// leavers are detached holders whose side writers still send what
-	// they wrote; they stay mapped until they leave this list.
+	// they wrote; they stay mapped until they leave this list (forget,
+	// as their slots are freed).
 	leavers []*sock
 }
 

@@ -1,10 +1,7 @@
 package stackproc
 
 import (
-	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -12,7 +9,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/savanna-sim/savanna/internal/livetest"
-	"github.com/savanna-sim/savanna/stack/gonet"
 )
 
 // A forked child writing on the connection its parent holds: the
@@ -57,32 +53,11 @@ var _ = Describe("a shared connection whose other holder's process exits while t
 				}
 			})
 		}
-		srv, err = NewServer(cfg)
-		Expect(err).NotTo(HaveOccurred())
-		d, err := os.MkdirTemp("", "svsp")
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(os.RemoveAll, d)
-		path := filepath.Join(d, "stack.sock")
-		Expect(srv.Listen(path)).To(Succeed())
-		go func() { _ = srv.Serve() }()
-		DeferCleanup(srv.Close)
-
+		srv, path := startServer(cfg)
 		parent, err := dialFake(path)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(parent.close)
-		ls, _, _, _ := parent.call(opSocket, -1, 0, [4]byte{}, 0)
-		_, errno, _, _ := parent.call(opBind, int(ls), 0, [4]byte{}, 7400)
-		Expect(errno).To(BeZero())
-		_, errno, _, _ = parent.call(opListen, int(ls), 8, [4]byte{}, 0)
-		Expect(errno).To(BeZero())
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		peer, err := gonet.Dial(ctx, pair.B, "10.9.0.1:7400")
-		Expect(err).NotTo(HaveOccurred())
-		defer peer.Close()
-		Expect(parent.until(10*time.Second, func() bool { return parent.slotU32(int(ls), sAccq) == 1 })).To(BeTrue())
-		cs, errno, _, _ := parent.call(opAccept, int(ls), 0, [4]byte{}, 0)
-		Expect(errno).To(BeZero())
+		cs, peer := parent.acceptOne(pair, 7400)
 
 		// The parent forks; the child claims the connection at its slot.
 		tok, errno, _, _ := parent.call(opFork, -1, 0, [4]byte{}, 0)

@@ -80,8 +80,8 @@ func (k *sock) sideWriter(c *gonet.Conn) {
 			}
 			// The holder closed while waiting for its turn (detached):
 			// what it wrote is sent, the connection stays with the others.
+			// freeSock takes it off the leavers (forget).
 			close(done)
-			k.sh.Load().left(k)
 			k.p.freeSock(k)
 			return
 		}
@@ -191,14 +191,6 @@ func (k *sock) flushSides(c *gonet.Conn) error {
 	}
 	_, err := c.Write(buf)
 	return err
-}
-
-// left takes a detached holder whose side writer has sent everything off
-// the leavers list, before its slot is freed.
-func (sh *shared) left(k *sock) {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	sh.leavers = slices.DeleteFunc(sh.leavers, func(o *sock) bool { return o == k })
 }
 
 // forget takes k off every list of holders as its slot is freed, however

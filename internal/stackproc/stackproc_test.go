@@ -125,15 +125,7 @@ var _ = Describe("the stack process", func() {
 		pair, err = livetest.NewRingPair(1, 1)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(pair.Stop)
-		srv, err = NewServer(Config{Runtime: pair.A, Geometry: Geometry{Slots: 8, Ring: 4096, Recs: 16}})
-		Expect(err).NotTo(HaveOccurred())
-		d, err := os.MkdirTemp("", "svsp")
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(os.RemoveAll, d)
-		path = filepath.Join(d, "stack.sock")
-		Expect(srv.Listen(path)).To(Succeed())
-		go func() { _ = srv.Serve() }()
-		DeferCleanup(srv.Close)
+		srv, path = startServer(Config{Runtime: pair.A, Geometry: Geometry{Slots: 8, Ring: 4096, Recs: 16}})
 	})
 
 	It("serves a fake Go client over the real protocol: listen, accept, echo through the rings, EOF, close; statistics per process and socket", func() {
