@@ -193,8 +193,7 @@ func (c *Conn) Close() error {
 		return err
 	}
 	c.closed = true
-	c.lc.Unwatch(c.tc)
-	c.tc.SetDirectReceiver(nil)
+	c.release()
 	return c.tc.Close()
 }
 
@@ -205,8 +204,7 @@ func (c *Conn) Abort() error {
 		return err
 	}
 	c.closed = true
-	c.lc.Unwatch(c.tc)
-	c.tc.SetDirectReceiver(nil)
+	c.release()
 	c.tc.Abort()
 	return nil
 }
@@ -270,16 +268,21 @@ func (c *Conn) fail(err error) {
 	d := c.dialed
 	c.dialed = nil
 	c.gone = true
+	c.release()
+	d(c, err)
+}
+
+// release stops the lcore's callbacks for the connection: its readiness
+// and its in-order bytes.
+func (c *Conn) release() {
 	c.lc.Unwatch(c.tc)
 	c.tc.SetDirectReceiver(nil)
-	d(c, err)
 }
 
 // end reports the connection's end and forgets it.
 func (c *Conn) end(err error) {
 	c.gone = true
-	c.lc.Unwatch(c.tc)
-	c.tc.SetDirectReceiver(nil)
+	c.release()
 	c.h.Closed(c, err)
 }
 
